@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/export: regenerate kernel-patches/ from the sources.
+
+  scripts/export                 write kernel-patches/ from queue/ and the component folders
+  scripts/export --from [TREE]   first take the workspace's commits back into the sources
+  scripts/export --check         fail if kernel-patches/ is not what the sources generate
+"""
+
+import argparse
+import difflib
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from pvrt import base, gitutil, series
+from pvrt.apply import APPLIED_REF
+
+OUT_DIR = "kernel-patches"
+COVER = "0000-cover-letter.txt"
+
+
+def log(msg):
+    print(f"export: {msg}", file=sys.stderr, flush=True)
+
+
+# --- workspace -> sources -------------------------------------------------------
+
+def pull_from_tree(top, tree):
+    """Copy the workspace's commits back into queue/ and the component folders."""
+    gitdir = os.path.join(tree, ".git")
+    if not gitutil.has_ref(gitdir, base.BASE_REF):
+        raise SystemExit(f"error: {tree} was not made by scripts/apply (no {base.BASE_REF})")
+    if gitutil.out(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"]):
+        raise SystemExit(f"error: {tree} has uncommitted changes: commit (or amend) them first")
+    commits = gitutil.out(["git", "-C", tree, "rev-list", "--reverse",
+                           f"{base.BASE_REF}..HEAD"]).split()
+    patches = series.load(top)
+    if len(commits) != len(patches):
+        raise SystemExit(f"error: {tree} has {len(commits)} commits on the base, queue/series"
+                         f" {len(patches)} patches; add or drop the patch in queue/ first")
+    changed = 0
+    for patch, commit in zip(patches, commits):
+        git = ["git", "-C", tree]
+        msg = gitutil.run(git + ["log", "-1", "--format=%B", commit]).stdout.rstrip("\n") + "\n"
+        qdir = os.path.join(top, "queue", patch.name)
+        if msg != patch.message:
+            with open(os.path.join(qdir, "message"), "w", encoding="utf-8") as f:
+                f.write(msg)
+            log(f"{patch.name}: message updated")
+            changed += 1
+        new_files = {kpath: rpath for rpath, kpath in patch.files}
+        hook_paths = []
+        status = gitutil.out(git + ["diff-tree", "-r", "--no-commit-id", "--name-status",
+                                    f"{commit}^", commit])
+        for line in status.splitlines():
+            st, path = line.split("\t", 1)
+            if path in new_files:
+                data = subprocess.run(git + ["cat-file", "blob", f"{commit}:{path}"],
+                                      capture_output=True, check=True).stdout
+                dest = os.path.join(top, new_files[path])
+                with open(dest, "rb") as f:
+                    same = f.read() == data
+                if not same:
+                    with open(dest, "wb") as f:
+                        f.write(data)
+                    log(f"{patch.name}: {new_files[path]} updated")
+                    changed += 1
+            elif path == "MAINTAINERS":
+                continue    # generated from the repository's MAINTAINERS
+            elif st.startswith("A"):
+                raise SystemExit(f"error: {patch.name} adds {path}, which queue/{patch.name}/files"
+                                 " does not list: put it in its component folder and list it")
+            else:
+                hook_paths.append(path)
+        hook_file = os.path.join(qdir, "hook.diff")
+        hook = ""
+        if hook_paths:
+            hook = gitutil.run(git + ["diff", "--no-color", "--no-ext-diff", f"{commit}^", commit,
+                                      "--"] + hook_paths).stdout
+        if hook != patch.hook:
+            if hook:
+                with open(hook_file, "w", encoding="utf-8") as f:
+                    f.write(hook)
+            elif os.path.exists(hook_file):
+                os.unlink(hook_file)
+            log(f"{patch.name}: hook.diff updated")
+            changed += 1
+    # Round trip: the sources must now make exactly the workspace's tree.
+    b = series.Builder(top, gitdir, gitutil.out(["git", "-C", tree, "rev-parse",
+                                                 base.BASE_REF]))
+    try:
+        tip = b.build()[-1][1]
+    finally:
+        b.close()
+    want = gitutil.out(["git", "-C", tree, "rev-parse", "HEAD^{tree}"])
+    got = gitutil.out(["git", "-C", tree, "rev-parse", tip + "^{tree}"])
+    if want != got:
+        raise SystemExit("error: the sources do not reproduce the workspace (is the MAINTAINERS"
+                         " entry edited in the workspace? edit ./MAINTAINERS instead)")
+    # The workspace now matches the sources: let scripts/apply refresh it again.
+    gitutil.run(["git", "-C", tree, "reset", "-q", "--soft", tip])
+    gitutil.run(["git", "-C", tree, "update-ref", APPLIED_REF, tip])
+    log(f"{changed} source file(s) updated from {tree}")
+
+
+# --- sources -> kernel-patches/ -------------------------------------------------
+
+def read_cover(top):
+    with open(os.path.join(top, "queue", "cover-letter"), encoding="utf-8") as f:
+        text = f.read().strip("\n")
+    subject, _, blurb = text.partition("\n")
+    return subject.strip(), blurb.strip("\n")
+
+
+def generate(top, outdir):
+    """Write the series (patches, cover letter, quilt series file) into OUTDIR."""
+    gitdir = base.base_repo(os.environ.get("KERNEL_SRC"))
+    base_commit = gitutil.out(["git", "--git-dir", gitdir, "rev-parse", base.BASE_REF])
+    builder = series.Builder(top, gitdir, base_commit)
+    try:
+        made = builder.build()
+        env = builder.env
+    finally:
+        builder.close()
+    tip = made[-1][1]
+    cfg = series.read_config(top)
+    os.makedirs(outdir, exist_ok=True)
+    gitutil.run(["git", "--git-dir", gitdir, "-c", "core.abbrev=12", "format-patch", "-q",
+                 "--no-signature", "--cover-letter", "--base", base_commit,
+                 "--subject-prefix", cfg.get("subject_prefix", "PATCH"),
+                 "-o", outdir, f"{base_commit}..{tip}"],
+                env={k: v for k, v in env.items() if k != "GIT_INDEX_FILE"})
+    subject, blurb = read_cover(top)
+    cover_in = os.path.join(outdir, "0000-cover-letter.patch")
+    with open(cover_in, encoding="utf-8") as f:
+        text = f.read()
+    if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
+        raise SystemExit("error: git format-patch wrote an unexpected cover letter template")
+    text = text.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***", blurb)
+    with open(os.path.join(outdir, COVER), "w", encoding="utf-8") as f:
+        f.write(text)
+    os.unlink(cover_in)
+    names = sorted(n for n in os.listdir(outdir) if n.endswith(".patch"))
+    if len(names) != len(made):
+        raise SystemExit(f"error: format-patch wrote {len(names)} patches for {len(made)} commits")
+    version = gitutil.out(["git", "--git-dir", gitdir, "log", "-1", "--format=%s", base_commit])
+    lines = ["# PV-RT: the PV priority-inheritance mutex and interrupt kernel threads",
+             "# for Linux 6.12.y.  Generated by scripts/export from queue/; do not edit.",
+             f"# Base: {version}, base-commit {base_commit}.",
+             "# Apply with 'git am kernel-patches/*.patch' or 'quilt push -a'.",
+             ""]
+    for (patch, _commit), name in zip(made, names):
+        lines.extend(patch.banner)
+        lines.append(name)
+    with open(os.path.join(outdir, "series"), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    return made
+
+
+def compare(expected_dir, actual_dir):
+    """Return a list of human-readable differences between two directories."""
+    problems = []
+    exp = set(os.listdir(expected_dir)) if os.path.isdir(expected_dir) else set()
+    act = set(os.listdir(actual_dir))
+    for name in sorted(act - exp):
+        problems.append(f"missing from {OUT_DIR}/: {name}")
+    for name in sorted(exp - act):
+        problems.append(f"stale file in {OUT_DIR}/: {name}")
+    for name in sorted(exp & act):
+        a, b = os.path.join(expected_dir, name), os.path.join(actual_dir, name)
+        if not filecmp.cmp(a, b, shallow=False):
+            with open(a, encoding="utf-8", errors="replace") as fa, \
+                    open(b, encoding="utf-8", errors="replace") as fb:
+                diff = list(difflib.unified_diff(fa.readlines(), fb.readlines(),
+                                                 f"{OUT_DIR}/{name}", "generated", n=1))
+            problems.append(f"differs: {name}\n" + "".join(diff[:40]))
+    return problems
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/export", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--from", dest="from_tree", nargs="?", const="", metavar="TREE",
+                    help="take edits from TREE's commits first (default TREE: build/linux)")
+    ap.add_argument("--check", action="store_true",
+                    help="only compare: exit 1 when kernel-patches/ is stale")
+    args = ap.parse_args(argv)
+    top = os.environ["PVRT_TOP"]
+    if args.check and args.from_tree is not None:
+        raise SystemExit("error: --check and --from do not go together")
+    if args.from_tree is not None:
+        tree = args.from_tree or os.path.join(os.environ["PVRT_BUILD"], "linux")
+        pull_from_tree(top, os.path.abspath(tree))
+    outdir = os.path.join(top, OUT_DIR)
+    with tempfile.TemporaryDirectory(prefix="pvrt-export-") as tmp:
+        made = generate(top, tmp)
+        problems = compare(outdir, tmp)
+        if args.check:
+            if problems:
+                print("\n".join(problems), file=sys.stderr)
+                raise SystemExit(f"error: {OUT_DIR}/ is stale: run scripts/export and commit")
+            log(f"{OUT_DIR}/ matches the sources ({len(made)} patches)")
+            return
+        if os.path.isdir(outdir):
+            shutil.rmtree(outdir)
+        shutil.copytree(tmp, outdir)
+    log(f"wrote {len(made)} patches to {OUT_DIR}/"
+        + (f" ({len(problems)} file(s) changed)" if problems else " (unchanged)"))
+
+
+if __name__ == "__main__":
+    main()

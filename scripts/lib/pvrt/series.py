@@ -1,0 +1,265 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The patch series: its sources in the repository and the commits they make.
+
+Sources (all in the repository):
+
+  queue/config            author, date and base package of the series
+  queue/series            patch names in order; '#' lines are banners
+  queue/<name>/message    the commit message (subject, blank line, body, tags)
+  queue/<name>/files      new files the patch adds, as repository paths
+  queue/<name>/hook.diff  optional: the patch's edits to files it does not add
+  MAINTAINERS             the series' MAINTAINERS entry
+
+A repository path maps to its kernel path by dropping the component folder
+(pv-mutex/, ikt/, ...); Documentation/ sits at its kernel path already.  Each
+patch also brings the MAINTAINERS entry up to date: the entry carries the F:
+lines whose patterns match a file present after that patch, so each patch
+that adds files also adds them to MAINTAINERS and the entry never names a
+file that does not exist yet.
+
+Commits are made with git plumbing on a temporary index, never touching a
+work tree, with the identity and date from queue/config: the same sources on
+the same base always give the same commit hashes.
+"""
+
+import fnmatch
+import os
+import re
+import subprocess
+import tempfile
+
+from pvrt import gitutil
+
+COMPONENTS = ("pv-mutex", "ikt", "kunit-tests", "torture", "rt-config")
+MAINTAINERS_HEADER = "Maintainers List"
+
+
+class SeriesError(SystemExit):
+    pass
+
+
+class Patch:
+    def __init__(self, name, message, files, hook, banner):
+        self.name = name
+        self.message = message
+        self.files = files          # [(repo path, kernel path)]
+        self.hook = hook            # hook.diff text or ""
+        self.banner = banner        # comment lines that precede it in queue/series
+
+    @property
+    def subject(self):
+        return self.message.splitlines()[0]
+
+
+def kernel_path(repo_path):
+    first, _, rest = repo_path.partition("/")
+    if first in COMPONENTS:
+        if not rest:
+            raise SeriesError(f"error: {repo_path}: a component folder is not a file")
+        return rest
+    return repo_path
+
+
+def read_config(top):
+    cfg = {}
+    with open(os.path.join(top, "queue", "config"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, _, val = line.partition("=")
+            cfg[key.strip()] = val.strip()
+    for key in ("author", "date"):
+        if key not in cfg:
+            raise SeriesError(f"error: queue/config: no '{key} ='")
+    return cfg
+
+
+def ident_env(cfg):
+    m = re.match(r"^(.*?)\s*<([^>]+)>$", cfg["author"])
+    if not m:
+        raise SeriesError(f"error: queue/config: author '{cfg['author']}' is not 'Name <email>'")
+    name, email = m.groups()
+    return {
+        "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": cfg["date"],
+        "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email,
+        "GIT_COMMITTER_DATE": cfg["date"],
+    }
+
+
+def load(top):
+    """Read and validate the queue.  Returns [Patch]."""
+    qdir = os.path.join(top, "queue")
+    patches, banner, seen_files = [], [], {}
+    with open(os.path.join(qdir, "series"), encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    for line in lines:
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            banner.append(line)
+            continue
+        name = line.strip()
+        pdir = os.path.join(qdir, name)
+        if not os.path.isdir(pdir):
+            raise SeriesError(f"error: queue/series names '{name}' but queue/{name}/ is missing")
+        with open(os.path.join(pdir, "message"), encoding="utf-8") as f:
+            message = f.read()
+        if not message.strip():
+            raise SeriesError(f"error: queue/{name}/message is empty")
+        files = []
+        fpath = os.path.join(pdir, "files")
+        if os.path.exists(fpath):
+            with open(fpath, encoding="utf-8") as f:
+                for entry in f.read().splitlines():
+                    entry = entry.strip()
+                    if not entry or entry.startswith("#"):
+                        continue
+                    if not os.path.isfile(os.path.join(top, entry)):
+                        raise SeriesError(f"error: queue/{name}/files: {entry}: no such file")
+                    if entry in seen_files:
+                        raise SeriesError(f"error: {entry} is listed by both {seen_files[entry]}"
+                                          f" and {name}; a new file belongs to one patch")
+                    seen_files[entry] = name
+                    files.append((entry, kernel_path(entry)))
+        hook = ""
+        hpath = os.path.join(pdir, "hook.diff")
+        if os.path.exists(hpath):
+            with open(hpath, encoding="utf-8") as f:
+                hook = f.read()
+        patches.append(Patch(name, message, files, hook, banner))
+        banner = []
+    if not patches:
+        raise SeriesError("error: queue/series lists no patches")
+    # Every file in a component folder must belong to a patch.
+    for comp in COMPONENTS:
+        cdir = os.path.join(top, comp)
+        for root, _dirs, names in os.walk(cdir):
+            for fname in names:
+                rel = os.path.relpath(os.path.join(root, fname), top)
+                if rel not in seen_files:
+                    raise SeriesError(f"error: {rel} belongs to no patch: list it in one"
+                                      " queue/<patch>/files")
+    return patches
+
+
+# --- MAINTAINERS ------------------------------------------------------------
+
+def read_entry(top):
+    with open(os.path.join(top, "MAINTAINERS"), encoding="utf-8") as f:
+        lines = [ln.rstrip("\n") for ln in f if ln.strip()]
+    if not lines or re.match(r"^[A-Z]:\t", lines[0]):
+        raise SeriesError("error: MAINTAINERS: the first line must be the entry's title")
+    return lines
+
+
+def pattern_matches(pattern, paths):
+    if pattern.endswith("/"):
+        return any(p.startswith(pattern) for p in paths)
+    depth = pattern.count("/")
+    return any(p.count("/") == depth and fnmatch.fnmatchcase(p, pattern) for p in paths)
+
+
+def render_entry(entry, paths):
+    """The entry with only the F:/X: lines that match a file in PATHS, or None."""
+    out, nfiles = [entry[0]], 0
+    for line in entry[1:]:
+        tag, _, val = line.partition(":\t")
+        if tag in ("F", "X"):
+            if not pattern_matches(val.strip(), paths):
+                continue
+            nfiles += tag == "F"
+        out.append(line)
+    return out if nfiles else None
+
+
+def update_maintainers(text, entry_lines):
+    """Insert or replace the entry (title = entry_lines[0]) in MAINTAINERS TEXT."""
+    lines = text.split("\n")
+    title = entry_lines[0] if entry_lines else None
+    try:
+        start = next(i for i, ln in enumerate(lines) if ln.strip() == MAINTAINERS_HEADER)
+    except StopIteration:
+        raise SeriesError("error: kernel MAINTAINERS has no 'Maintainers List' heading")
+    titles = [i for i in range(start + 2, len(lines) - 1)
+              if lines[i] and not lines[i - 1] and re.match(r"^[A-Z]:\t", lines[i + 1])]
+    # Drop an existing copy of our entry.
+    for i in titles:
+        if title and lines[i] == title:
+            end = i
+            while end < len(lines) and lines[end]:
+                end += 1
+            del lines[i:end + 1]
+            return update_maintainers("\n".join(lines), entry_lines)
+    if not entry_lines:
+        return "\n".join(lines)
+    key = title.upper()
+    pos = next((i for i in titles if lines[i].upper() > key and lines[i] != "THE REST"),
+               None)
+    if pos is None:
+        pos = next(i for i in titles if lines[i] == "THE REST")
+    lines[pos:pos] = entry_lines + [""]
+    return "\n".join(lines)
+
+
+# --- building commits -------------------------------------------------------
+
+class Builder:
+    """Make the series' commits on top of BASE in GITDIR, on a private index."""
+
+    def __init__(self, top, gitdir, base):
+        self.top, self.gitdir, self.base = top, gitdir, base
+        self.cfg = read_config(top)
+        self.env = dict(os.environ, **ident_env(self.cfg))
+        self.tmp = tempfile.TemporaryDirectory(prefix="pvrt-index-")
+        self.env["GIT_INDEX_FILE"] = os.path.join(self.tmp.name, "index")
+        self.git = ["git", "--git-dir", gitdir]
+
+    def g(self, *args, **kw):
+        return gitutil.out(self.git + list(args), env=self.env, **kw)
+
+    def blob(self, data):
+        res = subprocess.run(self.git + ["hash-object", "-w", "--stdin"], input=data,
+                             capture_output=True, env=self.env, check=True)
+        return res.stdout.decode().strip()
+
+    def add(self, path, data, mode="100644"):
+        self.g("update-index", "--add", "--cacheinfo", f"{mode},{self.blob(data)},{path}")
+
+    def build(self):
+        """Return [(Patch, commit)], raising SeriesError naming the patch that fails."""
+        patches = load(self.top)
+        entry = read_entry(self.top)
+        self.g("read-tree", self.base)
+        parent, made = self.base, []
+        for patch in patches:
+            for repo_path, kpath in patch.files:
+                if self.g("ls-files", "--", kpath):
+                    raise SeriesError(f"error: {patch.name}: {kpath} already exists in the tree")
+                with open(os.path.join(self.top, repo_path), "rb") as f:
+                    data = f.read()
+                mode = "100755" if os.access(os.path.join(self.top, repo_path), os.X_OK) \
+                    else "100644"
+                self.add(kpath, data, mode)
+            if patch.hook:
+                res = subprocess.run(self.git + ["apply", "--cached", "--whitespace=nowarn", "-"],
+                                     input=patch.hook, text=True, capture_output=True,
+                                     env=self.env, cwd=self.tmp.name)
+                if res.returncode:
+                    raise SeriesError(f"error: {patch.name}: queue/{patch.name}/hook.diff does"
+                                      f" not apply:\n{res.stderr.strip()}")
+            paths = self.g("ls-files").split("\n")
+            old = subprocess.run(self.git + ["cat-file", "blob", ":MAINTAINERS"],
+                                 capture_output=True, env=self.env, check=True).stdout.decode()
+            new = update_maintainers(old, render_entry(entry, paths))
+            if new != old:
+                self.add("MAINTAINERS", new.encode())
+            tree = self.g("write-tree")
+            if tree == self.g("rev-parse", parent + "^{tree}"):
+                raise SeriesError(f"error: {patch.name}: the patch changes nothing")
+            parent = self.g("commit-tree", tree, "-p", parent, input=patch.message)
+            made.append((patch, parent))
+        return made
+
+    def close(self):
+        self.tmp.cleanup()

@@ -71,7 +71,7 @@ def drop_debian_stanza(tree):
         return False
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    new = DEBIAN_STANZA.sub("\n", text)
+    new = DEBIAN_STANZA.sub("", text)
     if new == text:
         return False
     with open(path, "w", encoding="utf-8") as f:

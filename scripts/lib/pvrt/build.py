@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/build: build a kernel variant from config fragments.
+
+A variant is a file in variants/ with one directive a line:
+
+  arch x86_64                    the kernel architecture
+  fragment variants/f.config     a fragment from the repository
+  fragment tree:kernel/configs/pv_rt.config   a fragment from the kernel tree
+  fragment series-kunitconfigs   every .kunitconfig the series adds
+  same-build stock               no build of its own: boots another variant's kernel
+  cmdline threadirqs             kernel parameters the boot adds
+
+The configuration is allnoconfig plus the fragments (KCONFIG_ALLCONFIG), and
+every fragment line is checked against the resulting .config: an option that
+Kconfig silently dropped (a missing dependency, a typo) is an error.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+from pvrt import series
+
+CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
+
+
+class Variant:
+    def __init__(self, name, top):
+        self.name = name
+        path = os.path.join(top, "variants", name)
+        if not os.path.isfile(path):
+            known = sorted(n for n in os.listdir(os.path.join(top, "variants"))
+                           if os.path.isfile(os.path.join(top, "variants", n))
+                           and not n.endswith(".config"))
+            raise SystemExit(f"error: no variant '{name}' (known: {', '.join(known)})")
+        self.arch, self.fragments, self.cmdline, self.same_build = "x86_64", [], [], None
+        with open(path, encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                key, _, val = line.partition(" ")
+                if key == "arch":
+                    self.arch = val
+                elif key == "fragment":
+                    self.fragments.append(val)
+                elif key == "cmdline":
+                    self.cmdline.append(val)
+                elif key == "same-build":
+                    self.same_build = val
+                else:
+                    raise SystemExit(f"error: variants/{name}:{lineno}: unknown '{key}'")
+
+    @property
+    def build_name(self):
+        return self.same_build or self.name
+
+
+def parse_fragment(text):
+    """{CONFIG_X: value} for the assignments in a fragment ('n' for 'is not set')."""
+    vals = {}
+    for line in text.splitlines():
+        m = CONFIG_LINE.match(line.strip())
+        if m:
+            if m.group(1):
+                vals[m.group(1)] = m.group(2).strip('"') if m.group(2).startswith('"') \
+                    else m.group(2)
+            else:
+                vals[m.group(3)] = "n"
+    return vals
+
+
+def series_kunitconfigs(top, tree):
+    paths = []
+    for patch in series.load(top):
+        for _repo, kpath in patch.files:
+            if os.path.basename(kpath) == ".kunitconfig":
+                paths.append(os.path.join(tree, kpath))
+    return paths
+
+
+def fragment_text(top, tree, variant):
+    parts = []
+    for frag in variant.fragments:
+        if frag == "series-kunitconfigs":
+            files = series_kunitconfigs(top, tree)
+        elif frag.startswith("tree:"):
+            files = [os.path.join(tree, frag[5:])]
+        else:
+            files = [os.path.join(top, frag)]
+        for path in files:
+            if not os.path.isfile(path):
+                raise SystemExit(f"error: variant {variant.name}: fragment {path} not found"
+                                 " (is the series applied? run scripts/apply)")
+            with open(path, encoding="utf-8") as f:
+                parts.append(f"# --- {frag}: {os.path.basename(path)}\n" + f.read())
+    return "\n".join(parts)
+
+
+def check_config(want_text, config_path):
+    """Return the fragment lines that did not take effect in CONFIG_PATH."""
+    with open(config_path, encoding="utf-8") as f:
+        have = parse_fragment(f.read())
+    bad = []
+    for key, val in parse_fragment(want_text).items():
+        got = have.get(key, "n")
+        if got != val:
+            bad.append(f"{key}: wanted {val}, got {got}")
+    return bad
+
+
+def make_cmd(out, arch, *targets, extra=()):
+    from pvrt.tools import cc
+    return ["make", "-s", f"O={out}", f"ARCH={arch}", f"CC={cc()}", f"-j{jobs()}",
+            *extra, *targets]
+
+
+def jobs():
+    return os.environ.get("PVRT_JOBS") or str(os.cpu_count() or 2)
+
+
+def configure(top, tree, variant, out):
+    os.makedirs(out, exist_ok=True)
+    text = fragment_text(top, tree, variant)
+    frag = os.path.join(out, "pvrt-fragment.config")
+    with open(frag, "w", encoding="utf-8") as f:
+        f.write(text)
+    subprocess.run(make_cmd(out, variant.arch, "allnoconfig",
+                            extra=[f"KCONFIG_ALLCONFIG={frag}"]),
+                   cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    bad = check_config(text, os.path.join(out, ".config"))
+    if bad:
+        raise SystemExit(f"error: variant {variant.name}: Kconfig dropped fragment lines:\n  "
+                         + "\n  ".join(bad))
+
+
+def build(top, tree, variant_name, out=None, log=print):
+    variant = Variant(variant_name, top)
+    if variant.same_build:
+        variant = Variant(variant.same_build, top)
+    out = out or os.path.join(os.environ["PVRT_BUILD"], "out", variant.name)
+    if not os.path.isfile(os.path.join(tree, "Makefile")):
+        raise SystemExit(f"error: {tree} is not a kernel tree (run scripts/apply first)")
+    t0 = time.time()
+    configure(top, tree, variant, out)
+    log(f"build: {variant.name}: configured, compiling in {out}")
+    targets = ["bzImage", "modules"] if variant.arch == "x86_64" else ["all"]
+    subprocess.run(make_cmd(out, variant.arch, *targets), cwd=tree, check=True)
+    modroot = os.path.join(out, "modroot")
+    subprocess.run(["rm", "-rf", modroot], check=True)
+    if variant.arch == "x86_64":
+        subprocess.run(make_cmd(out, variant.arch, "modules_install",
+                                extra=[f"INSTALL_MOD_PATH={modroot}", "INSTALL_MOD_STRIP=1",
+                                       "DEPMOD=true"]),
+                       cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    log(f"build: {variant.name}: done in {time.time() - t0:.0f}s")
+    return out
+
+
+def kernel_image(out, arch="x86_64"):
+    return os.path.join(out, "arch/x86/boot/bzImage" if arch == "x86_64" else "linux")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="scripts/build", description=__doc__,
+        epilog="example:\n  scripts/build project        # build/out/project/arch/x86/boot/bzImage",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("variant", help="a file in variants/: stock, project, rt, ...")
+    ap.add_argument("--tree", help="kernel tree (default: build/linux)")
+    ap.add_argument("--out", help="build directory (default: build/out/VARIANT)")
+    args = ap.parse_args(argv)
+    top = os.environ["PVRT_TOP"]
+    tree = os.path.abspath(args.tree or os.path.join(os.environ["PVRT_BUILD"], "linux"))
+    out = build(top, tree, args.variant, args.out and os.path.abspath(args.out),
+                log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(kernel_image(out))
+
+
+if __name__ == "__main__":
+    main()

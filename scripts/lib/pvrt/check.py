@@ -1,0 +1,356 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/check: every check of the project, stage by stage.
+
+Each stage prints what it runs and counts test cases (KUnit cases, one per
+patch for checkpatch and bisect builds, one per boot check, one per tool test).
+The last line is "N passed, N failed".  Exit status 0 only when nothing failed.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from pvrt import base, boot, build, console, gitutil, series
+
+KUNIT_SUMMARY = re.compile(r"Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?"
+                           r"(?:, crashed: (\d+))?(?:, skipped: (\d+))?(?:, errors: (\d+))?")
+
+
+class Results:
+    def __init__(self):
+        self.passed, self.failed, self.stages = 0, 0, []
+        self.failures = []
+
+    def case(self, stage, name, ok, detail=""):
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+            self.failures.append(f"{stage}: {name}" + (f": {detail}" if detail else ""))
+        print(f"  {'ok' if ok else 'FAIL'}  {name}" + ("" if ok or not detail else
+                                                       "\n        " + detail.replace(
+                                                           "\n", "\n        ")), flush=True)
+
+    def count(self, stage, name, passed, failed, detail=""):
+        """Record PASSED + FAILED cases reported by a runner (KUnit, pytest)."""
+        self.passed += passed
+        self.failed += failed
+        if failed:
+            self.failures.append(f"{stage}: {name}: {failed} failed" +
+                                 (f": {detail}" if detail else ""))
+        print(f"  {'ok' if not failed else 'FAIL'}  {name}: {passed} passed, {failed} failed"
+              + (f"\n        {detail}" if failed and detail else ""), flush=True)
+
+
+class Check:
+    def __init__(self, args):
+        self.args = args
+        self.top = os.environ["PVRT_TOP"]
+        self.bdir = os.environ["PVRT_BUILD"]
+        self.res = Results()
+        self.times = []
+        self.tree = os.path.join(self.bdir, "linux")
+        self.logs = os.path.join(self.bdir, "logs")
+        os.makedirs(self.logs, exist_ok=True)
+
+    # --- helpers -------------------------------------------------------------
+
+    def run(self, cmd, log_name=None, **kw):
+        """Run CMD; its output goes to build/logs/LOG_NAME when given."""
+        print(f"  $ {' '.join(cmd)}", flush=True)
+        if log_name:
+            path = os.path.join(self.logs, log_name)
+            with open(path, "w", encoding="utf-8") as log:
+                res = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, text=True, **kw)
+            with open(path, encoding="utf-8", errors="replace") as log:
+                res.output = log.read()
+            return res
+        return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+    def tail(self, text, n=25):
+        return "\n".join(text.rstrip().splitlines()[-n:])
+
+    def stage(self, name, fn):
+        print(f"\n=== {name}", flush=True)
+        t0 = time.time()
+        try:
+            fn()
+        except SystemExit as e:          # a tool refused: a failed case of this stage
+            self.res.case(name, "stage", False, str(e.code))
+        except subprocess.CalledProcessError as e:
+            self.res.case(name, "stage", False, f"{e.cmd} exited with {e.returncode}")
+        dt = time.time() - t0
+        self.times.append((name, dt))
+        print(f"--- {name}: {dt:.0f}s", flush=True)
+
+    def commits(self):
+        return gitutil.out(["git", "-C", self.tree, "rev-list", "--reverse",
+                            f"{base.BASE_REF}..HEAD"]).split()
+
+    def kunit(self, stage, name, args, build_dir, log_name):
+        kunit_py = os.path.join(self.tree, "tools/testing/kunit/kunit.py")
+        from pvrt.tools import cc
+        cmd = [sys.executable, kunit_py] + args + [
+            f"--build_dir={build_dir}", f"--jobs={build.jobs()}",
+            f"--make_options=CC={cc()}"]
+        res = self.run(cmd, log_name, cwd=self.tree)
+        m = None
+        for m in KUNIT_SUMMARY.finditer(res.output):
+            pass
+        if not m:
+            self.res.case(stage, name, False, f"no KUnit summary (see build/logs/{log_name}):\n"
+                          + self.tail(res.output))
+            return
+        ran, passed = int(m.group(1)), int(m.group(2))
+        failed = sum(int(m.group(i) or 0) for i in (3, 4, 6))
+        skipped = int(m.group(5) or 0)
+        ok = res.returncode == 0 and failed == 0 and ran > 0
+        self.res.count(stage, f"{name} ({ran} ran, {skipped} skipped)", passed,
+                       failed + (0 if ok or failed else 1),
+                       "" if ok else f"kunit.py exited {res.returncode}; see build/logs/{log_name}")
+
+    # --- stages --------------------------------------------------------------
+
+    def st_tools(self):
+        junit = os.path.join(self.logs, "pytest.xml")
+        res = self.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        f"--junitxml={junit}", os.path.join(self.top, "tests")],
+                       "pytest.log", cwd=self.top)
+        m = re.search(r"(\d+) passed", res.output)
+        f = re.search(r"(\d+) (?:failed|error)", res.output)
+        passed, failed = int(m.group(1)) if m else 0, int(f.group(1)) if f else 0
+        if res.returncode and not failed:
+            failed = 1
+        self.res.count("tools", "pytest tests/", passed, failed,
+                       self.tail(res.output) if failed else "")
+
+    def st_series(self):
+        res = self.run([os.path.join(self.top, "scripts/export"), "--check"])
+        self.res.case("series", "export --check: kernel-patches/ matches the sources",
+                      res.returncode == 0, (res.stderr or res.stdout).strip())
+        res = self.run([os.path.join(self.top, "scripts/apply"), "--force"])
+        self.res.case("series", "apply: workspace build/linux", res.returncode == 0,
+                      self.tail(res.stderr))
+        if res.returncode:
+            raise SystemExit("no workspace: later stages cannot run")
+        # git am onto a pristine base must give the tree apply made.
+        gitdir = base.base_repo(os.environ.get("KERNEL_SRC"))
+        with tempfile.TemporaryDirectory(prefix="pvrt-am-", dir=self.bdir) as tmp:
+            wt = os.path.join(tmp, "am")
+            gitutil.run(["git", "clone", "-q", "--shared", "--no-checkout", gitdir, wt])
+            gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach",
+                         gitutil.out(["git", "--git-dir", gitdir, "rev-parse", base.BASE_REF])])
+            patches = sorted(os.path.join(self.top, "kernel-patches", n)
+                             for n in os.listdir(os.path.join(self.top, "kernel-patches"))
+                             if n.endswith(".patch"))
+            res = self.run(["git", "-C", wt, "-c", "user.name=pvrt", "-c",
+                            "user.email=pvrt@example.org", "am", "-q"] + patches)
+            ok = res.returncode == 0
+            detail = self.tail(res.stdout + res.stderr)
+            if ok:
+                am_tree = gitutil.out(["git", "-C", wt, "rev-parse", "HEAD^{tree}"])
+                ws_tree = gitutil.out(["git", "-C", self.tree, "rev-parse", "HEAD^{tree}"])
+                ok, detail = am_tree == ws_tree, f"git am tree {am_tree} != apply tree {ws_tree}"
+            self.res.case("series", f"git am kernel-patches/*.patch ({len(patches)} patches)"
+                          " gives the tree apply gives", ok, detail)
+
+    def checkpatch_allow(self):
+        allow = {}
+        path = os.path.join(self.top, "queue", "checkpatch-checks")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    line = line.strip()
+                    if line and not line.startswith("#"):
+                        key, _, reason = line.partition(" ")
+                        if not reason.strip():
+                            raise SystemExit(f"queue/checkpatch-checks: '{key}' has no reason")
+                        allow[key] = reason
+        return allow
+
+    def st_checkpatch(self):
+        allow = self.checkpatch_allow()
+        pdir = os.path.join(self.top, "kernel-patches")
+        for name in sorted(n for n in os.listdir(pdir) if n.endswith(".patch")):
+            res = subprocess.run([os.path.join(self.tree, "scripts/checkpatch.pl"), "--strict",
+                                  "--no-tree", "--show-types", "--terse", os.path.join(pdir, name)],
+                                 capture_output=True, text=True)
+            bad = []
+            for line in res.stdout.splitlines():
+                m = re.match(r"^.*?: (ERROR|WARNING|CHECK):(\w+):", line)
+                if not m:
+                    continue
+                level, typ = m.groups()
+                if level == "CHECK" and f"{name[:4]}:{typ}" in allow:
+                    print(f"        listed CHECK {typ}: {allow[name[:4] + ':' + typ]}")
+                    continue
+                bad.append(line)
+            self.res.case("checkpatch", f"checkpatch --strict {name}", not bad, "\n".join(bad))
+
+    def st_bisect(self):
+        """Every patch builds: incremental UML (KUnit) builds, commit by commit."""
+        commits = self.commits()
+        wt = os.path.join(self.bdir, "bisect")
+        if not os.path.isdir(os.path.join(wt, ".git")) and not os.path.isfile(
+                os.path.join(wt, ".git")):
+            shutil.rmtree(wt, ignore_errors=True)
+            gitutil.run(["git", "-C", self.tree, "worktree", "prune"])
+            gitutil.run(["git", "-C", self.tree, "worktree", "add", "-q", "--detach", wt,
+                         commits[0]])
+        out = os.path.join(self.bdir, "out", "uml")
+        for i, commit in enumerate(commits, 1):
+            subject = gitutil.out(["git", "-C", self.tree, "log", "-1", "--format=%s", commit])
+            gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
+            kcfgs = self.kunitconfigs(wt)
+            from pvrt.tools import cc
+            res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "build",
+                            f"--build_dir={out}", f"--jobs={build.jobs()}",
+                            f"--make_options=CC={cc()}"] +
+                           [f"--kunitconfig={k}" for k in kcfgs],
+                           f"bisect-{i:02d}.log", cwd=wt)
+            self.res.case("bisect", f"[{i}/{len(commits)}] builds (UML): {subject}",
+                          res.returncode == 0, self.tail(res.output))
+        self.uml_build = out
+
+    def kunitconfigs(self, tree):
+        """The project's KUnit configuration: variants/kunit.config + the series' own."""
+        return [os.path.join(self.top, "variants", "kunit.config")] + [
+            p for p in build.series_kunitconfigs(self.top, tree) if os.path.exists(p)]
+
+    def st_uml_kunit(self):
+        self.kunit("kunit-uml", "KUnit on UML", ["exec"], self.uml_build, "kunit-uml.log")
+
+    def changed_c_files(self):
+        files = gitutil.out(["git", "-C", self.tree, "diff", "--name-only", "--diff-filter=AM",
+                             base.BASE_REF, "HEAD"]).split()
+        return [f for f in files if f.endswith(".c")]
+
+    def st_x86_build(self):
+        out = build.build(self.top, self.tree, "project",
+                          log=lambda m: print("  " + m, flush=True))
+        self.res.case("x86_64", "project kernel builds (x86_64)",
+                      os.path.exists(build.kernel_image(out)))
+        cfiles = self.changed_c_files()
+        if not cfiles:
+            print("  (the series adds or touches no C file yet: no W=1/sparse targets)")
+        from pvrt.tools import cc
+        for cfile in cfiles:
+            obj = cfile[:-2] + ".o"
+            res = self.run(["make", f"O={out}", f"CC={cc()}", "W=1", "C=2", obj],
+                           cwd=self.tree)
+            noise = [ln for ln in (res.stdout + res.stderr).splitlines()
+                     if ("warning:" in ln or "error:" in ln or ": sparse:" in ln)]
+            self.res.case("x86_64", f"W=1 and sparse clean: {cfile}",
+                          res.returncode == 0 and not noise, "\n".join(noise[:30]))
+
+    def st_x86_kunit(self):
+        kcfgs = self.kunitconfigs(self.tree)
+        self.kunit("kunit-x86_64", "KUnit on x86_64, QEMU -smp 2",
+                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=900"] +
+                   [f"--kunitconfig={k}" for k in kcfgs],
+                   os.path.join(self.bdir, "out", "kunit-x86_64"), "kunit-x86_64.log")
+
+    def st_debug_kunit(self):
+        kcfgs = self.kunitconfigs(self.tree) + [
+            os.path.join(self.top, "variants", "fragments", "debug.config")]
+        self.kunit("kunit-debug", "KUnit on x86_64 with lockdep, KASAN, UBSAN",
+                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=1500"] +
+                   [f"--kunitconfig={k}" for k in kcfgs],
+                   os.path.join(self.bdir, "out", "kunit-debug"), "kunit-debug.log")
+
+    def st_boot(self):
+        out = os.path.join(self.bdir, "out", "project")
+        cmd = "locktorture rtmutex_lock 15 nwriters_stress=4 && cyclictest-load 10 hackbench"
+        print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
+        res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
+                        modroot=os.path.join(out, "modroot"), smp=2, timeout=900)
+        self.res.case("boot", "validation kernel boots to userspace (QEMU -smp 2)", res.booted,
+                      f"see {res.log_path}")
+        secs = res.sections()
+        lt = secs.get("locktorture-rtmutex_lock")
+        self.res.case("boot", "locktorture rtmutex_lock: End of test: SUCCESS",
+                      bool(lt) and lt[0] == 0, "no SUCCESS line" if lt else "no section")
+        ct = secs.get("cyclictest")
+        lat, detail = None, "no cyclictest section"
+        if ct:
+            try:
+                lat = console.cyclictest(ct[1])
+                detail = json.dumps(lat.row())
+            except ValueError as e:
+                detail = str(e)
+        self.res.case("boot", "cyclictest under hackbench ran and parsed",
+                      bool(ct) and ct[0] == 0 and lat is not None and lat.samples > 0, detail)
+        if lat:
+            print(f"        {detail}  (plain TCG: emulator noise, not a latency figure)")
+        splats = res.splats()
+        self.res.case("boot", "console free of WARNING/BUG/lockdep splats", not splats,
+                      "\n".join(f"line {n}: {ln}" for n, ln in splats[:20]))
+        self.res.case("boot", "guest command finished and powered off",
+                      res.rc == 0 and not res.timed_out,
+                      "; ".join(res.problems()) or f"rc={res.rc}")
+        # In-kernel tests built into the validation kernel (the series' suites).
+        if build.series_kunitconfigs(self.top, self.tree):
+            kunit_py = os.path.join(self.tree, "tools/testing/kunit/kunit.py")
+            pr = self.run([sys.executable, kunit_py, "parse", res.log_path], cwd=self.tree)
+            m = None
+            for m in KUNIT_SUMMARY.finditer(pr.stdout):
+                pass
+            if m:
+                failed = sum(int(m.group(i) or 0) for i in (3, 4, 6))
+                self.res.count("boot", "KUnit suites built into the validation kernel",
+                               int(m.group(2)), failed)
+            else:
+                self.res.case("boot", "KUnit suites built into the validation kernel", False,
+                              "no KUnit results on the console")
+
+    STAGES = [
+        ("tools", "tool self-tests (pytest)", "st_tools"),
+        ("series", "series: export --check, apply, git am", "st_series"),
+        ("checkpatch", "checkpatch.pl --strict on every patch", "st_checkpatch"),
+        ("bisect", "every patch builds (incremental UML)", "st_bisect"),
+        ("kunit-uml", "KUnit on UML", "st_uml_kunit"),
+        ("x86_64", "x86_64 build, W=1 and sparse", "st_x86_build"),
+        ("kunit-x86_64", "KUnit on x86_64 under QEMU", "st_x86_kunit"),
+        ("boot", "validation boot: locktorture and cyclictest smoke", "st_boot"),
+        ("kunit-debug", "KUnit on x86_64 with the debug fragment", "st_debug_kunit"),
+    ]
+
+    def main(self):
+        t0 = time.time()
+        only = set(self.args.only.split(",")) if self.args.only else None
+        for key, title, fn in self.STAGES:
+            if only and key not in only:
+                continue
+            if key in ("kunit-uml",) and not hasattr(self, "uml_build"):
+                self.uml_build = os.path.join(self.bdir, "out", "uml")
+            self.stage(title, getattr(self, fn))
+        print("\n=== stage wall times")
+        for name, dt in self.times:
+            print(f"  {dt:6.0f}s  {name}")
+        print(f"  {time.time() - t0:6.0f}s  total")
+        if self.res.failures:
+            print("\n=== failures")
+            for f in self.res.failures:
+                print("  " + f.splitlines()[0])
+        print(f"\n{self.res.passed} passed, {self.res.failed} failed")
+        return 1 if self.res.failed else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/check", description=__doc__,
+                                 epilog="example:\n  scripts/check --only series,checkpatch",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="comma-separated stages: " +
+                    ",".join(k for k, _t, _f in Check.STAGES))
+    args = ap.parse_args(argv)
+    sys.exit(Check(args).main())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Parse a guest's serial console: markers, splats, KUnit and cyclictest results.
+
+Every stage that boots a kernel reads its console through this module, so a
+new kind of splat or result is taught here once.
+
+Markers printed by the guest's /init and the guest scripts (guest/):
+
+  PVRT-BOOTED <uname -r>           userspace started
+  PVRT-BEGIN <name>                a section of output starts
+  PVRT-END <name> rc=<n>           ... and ends with the command's exit status
+  PVRT-EXIT rc=<n>                 the command finished; the guest powers off
+"""
+
+import re
+import sys
+
+# Messages that mean the kernel detected a bug of its own.  Each is a regex on a
+# console line with the printk time stamp removed.
+SPLAT_PATTERNS = [
+    r"WARNING: .* at ",                              # WARN_ON() and friends
+    r"WARNING: CPU: \d+ PID: \d+",
+    r"BUG: ",                                        # BUG(), sleeping in atomic, KASAN, ...
+    r"kernel BUG at ",
+    r"Oops: ",
+    r"Kernel panic - not syncing",
+    r"WARNING: possible circular locking dependency",  # lockdep
+    r"WARNING: possible recursive locking",
+    r"WARNING: inconsistent lock state",
+    r"WARNING: suspicious RCU usage",
+    r"INFO: possible irq lock inversion",
+    r"INFO: task .* blocked for more than",           # hung task
+    r"UBSAN: ",
+    r"==================================================================",  # KASAN banner
+    r"rcu: INFO: rcu_.* detected stalls",
+    r"watchdog: BUG: soft lockup",
+    r"Call Trace:",
+]
+_SPLAT = re.compile("|".join(f"(?:{p})" for p in SPLAT_PATTERNS))
+_STAMP = re.compile(r"^\s*\[\s*\d+\.\d+\]\s?")
+
+
+def strip_stamp(line):
+    return _STAMP.sub("", line.rstrip("\r\n"))
+
+
+def lines(text):
+    return [strip_stamp(ln) for ln in text.splitlines()]
+
+
+def splats(text, allow=()):
+    """Lines that report a kernel bug, [(line number, text)], minus ALLOW regexes."""
+    allow_re = [re.compile(a) for a in allow]
+    found = []
+    for i, line in enumerate(lines(text), 1):
+        if _SPLAT.search(line) and not any(a.search(line) for a in allow_re):
+            found.append((i, line))
+    return found
+
+
+def sections(text):
+    """{name: (rc or None, [lines])} between PVRT-BEGIN/PVRT-END markers."""
+    out, cur, buf = {}, None, []
+    for line in lines(text):
+        m = re.match(r"^PVRT-BEGIN (\S+)$", line)
+        if m:
+            cur, buf = m.group(1), []
+            continue
+        m = re.match(r"^PVRT-END (\S+) rc=(-?\d+)$", line)
+        if m and m.group(1) == cur:
+            out[cur] = (int(m.group(2)), buf)
+            cur = None
+            continue
+        if cur is not None:
+            buf.append(line)
+    if cur is not None:
+        out[cur] = (None, buf)
+    return out
+
+
+def exit_status(text):
+    """The guest command's exit status from PVRT-EXIT, or None if it never got there."""
+    m = None
+    for m in re.finditer(r"^PVRT-EXIT rc=(-?\d+)\s*$", "\n".join(lines(text)), re.M):
+        pass
+    return int(m.group(1)) if m else None
+
+
+def booted(text):
+    return any(line.startswith("PVRT-BOOTED ") for line in lines(text))
+
+
+class Latency:
+    """A cyclictest latency distribution, in microseconds."""
+
+    FIELDS = ("samples", "min", "avg", "max", "p99", "p999")
+
+    def __init__(self, hist, overflows, cmin, cavg, cmax):
+        self.hist = hist                  # {latency us: count}, one thread summed
+        self.overflows = overflows
+        self.samples = sum(hist.values()) + overflows
+        self.min, self.max = cmin, cmax
+        if overflows or not hist:
+            self.avg = float(cavg)
+        else:
+            self.avg = sum(k * v for k, v in hist.items()) / sum(hist.values())
+        self.p99 = self.percentile(99.0)
+        self.p999 = self.percentile(99.9)
+
+    def percentile(self, pct):
+        """Smallest latency L with at least PCT % of the samples <= L.
+
+        Samples past the histogram's end (overflows) lie above every bucket; a
+        percentile that falls among them is reported as the maximum.
+        """
+        if not self.samples:
+            return None
+        need = self.samples * pct / 100.0
+        seen = 0
+        for lat in sorted(self.hist):
+            seen += self.hist[lat]
+            if seen >= need:
+                return lat
+        return self.max
+
+    def row(self):
+        return {f: getattr(self, f) for f in self.FIELDS}
+
+
+def cyclictest(section_lines):
+    """Parse cyclictest -q -h output (histogram file or stdout) into a Latency.
+
+    Takes the lines of one section.  Zero buckets may be left out.  With several
+    threads (-t), their columns are summed and min/max are taken over threads.
+    """
+    hist, meta = {}, {}
+    for line in section_lines:
+        m = re.match(r"^(\d{6}) ((?:\d+\s*)+)$", line.strip())
+        if m:
+            count = sum(int(c) for c in m.group(2).split())
+            if count:
+                hist[int(m.group(1))] = hist.get(int(m.group(1)), 0) + count
+            continue
+        m = re.match(r"^# (Min|Avg|Max) Latencies: ((?:\d+\s*)+)$", line.strip())
+        if m:
+            meta[m.group(1)] = [int(v) for v in m.group(2).split()]
+            continue
+        m = re.match(r"^# Histogram Overflows: ((?:\d+\s*)+)$", line.strip())
+        if m:
+            meta["Overflows"] = [int(v) for v in m.group(1).split()]
+    if not all(k in meta for k in ("Min", "Avg", "Max", "Overflows")):
+        raise ValueError("no cyclictest histogram summary (# Min/Avg/Max Latencies) found")
+    return Latency(hist, sum(meta["Overflows"]), min(meta["Min"]),
+                   sum(meta["Avg"]) / len(meta["Avg"]), max(meta["Max"]))
+
+
+def main(argv):
+    """Command-line use: console.py LOG  -> print splats and sections."""
+    with open(argv[1], encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    for n, line in splats(text):
+        print(f"splat: line {n}: {line}")
+    for name, (rc, body) in sections(text).items():
+        print(f"section {name}: rc={rc}, {len(body)} lines")
+    print(f"exit: {exit_status(text)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/validate: the main job.  Compare kernels' latency under load in one run.
+
+Applies the series to the base tree, builds each variant (default: the stock
+CONFIG_PREEMPT kernel and the project kernel, both from the same tree), boots
+each under QEMU in instruction-counted virtual time (-smp 1 -icount
+shift=2,sleep=off), runs the in-kernel tests built into it and cyclictest
+-m -p 99 -i 200 under hackbench, and prints one table.  Results (JSON, the
+histograms) and a plot go to build/results/.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+from pvrt import apply as apply_mod
+from pvrt import boot, build, console
+from pvrt.check import KUNIT_SUMMARY
+
+
+def log(msg):
+    print(f"validate: {msg}", file=sys.stderr, flush=True)
+
+
+def kunit_counts(tree, log_path):
+    """(passed, failed) of the KUnit suites on a console log, or None if it has none."""
+    res = subprocess.run([sys.executable, os.path.join(tree, "tools/testing/kunit/kunit.py"),
+                          "parse", log_path], cwd=tree, capture_output=True, text=True)
+    m = None
+    for m in KUNIT_SUMMARY.finditer(res.stdout):
+        pass
+    if not m or int(m.group(1)) == 0:
+        return None
+    return int(m.group(2)), sum(int(m.group(i) or 0) for i in (3, 4, 6))
+
+
+def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
+    var = build.Variant(variant, top)
+    out = os.path.join(bdir, "out", var.build_name)
+    log_path = os.path.join(results_dir, f"{variant}-{run_no}.log")
+    log(f"{variant} run {run_no}: booting (-smp 1 -icount shift=2,sleep=off),"
+        f" cyclictest {secs}s under {load}")
+    res = boot.boot(build.kernel_image(out), f"cyclictest-load {secs} {load}", log_path,
+                    modroot=os.path.join(out, "modroot"), icount=True,
+                    append=" ".join(var.cmdline), timeout=secs * 20 + 600)
+    row = {"variant": variant, "run": run_no, "log": log_path, "problems": res.problems()}
+    ct = res.sections().get("cyclictest")
+    if ct and ct[0] == 0:
+        lat = console.cyclictest(ct[1])
+        row.update(lat.row())
+        row["hist"] = lat.hist
+    kc = kunit_counts(tree, log_path)
+    row["kunit"] = kc
+    return row
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    return f"{v:.1f}" if isinstance(v, float) else str(v)
+
+
+def table(rows):
+    head = ["kernel", "run", "samples", "min", "avg", "max", "p99", "p99.9", "kunit"]
+    lines = []
+    for r in rows:
+        kc = r.get("kunit")
+        lines.append([r["variant"], str(r["run"]), fmt(r.get("samples")), fmt(r.get("min")),
+                      fmt(r.get("avg")), fmt(r.get("max")), fmt(r.get("p99")),
+                      fmt(r.get("p999")),
+                      "-" if kc is None else f"{kc[0]} passed, {kc[1]} failed"])
+    widths = [max(len(h), *(len(ln[i]) for ln in lines)) for i, h in enumerate(head)]
+    out = ["  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(head, widths)))]
+    out.append("  ".join("-" * w for w in widths))
+    for ln in lines:
+        out.append("  ".join(c.rjust(w) if i else c.ljust(w)
+                             for i, (c, w) in enumerate(zip(ln, widths))))
+    return "\n".join(out)
+
+
+def plot(rows, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib not installed: no plot (scripts/setup installs python3-matplotlib)")
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for r in rows:
+        if not r.get("hist"):
+            continue
+        xs = sorted(r["hist"])
+        ax.step(xs, [r["hist"][x] for x in xs], where="mid",
+                label=f"{r['variant']} #{r['run']} (max {r['max']} us)")
+    ax.set_yscale("log")
+    ax.set_xlabel("wake-up latency (us)")
+    ax.set_ylabel("samples")
+    ax.set_title("cyclictest -m -p 99 -i 200 under hackbench, QEMU -icount shift=2")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/validate", description=__doc__,
+                                 epilog="example:\n  scripts/validate --variants stock,rt,project"
+                                        " --seconds 60 --runs 3",
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variants", default="stock,project",
+                    help="comma-separated files of variants/ (default: stock,project)")
+    ap.add_argument("--seconds", type=int, default=60, help="cyclictest duration per run")
+    ap.add_argument("--runs", type=int, default=1, help="runs per variant")
+    ap.add_argument("--load", default="hackbench", choices=["hackbench", "stress", "none"])
+    args = ap.parse_args(argv)
+    if args.seconds < 1 or args.runs < 1:
+        ap.error("--seconds and --runs must be positive")
+    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
+    variants = [v for v in args.variants.split(",") if v]
+    for v in variants:
+        build.Variant(v, top)           # fail early on a typo
+    apply_mod.main([])
+    tree = os.path.join(bdir, "linux")
+    built = set()
+    for v in variants:
+        name = build.Variant(v, top).build_name
+        if name not in built:
+            log(f"building {name}")
+            build.build(top, tree, name, log=log)
+            built.add(name)
+    results_dir = os.path.join(bdir, "results", time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(results_dir)
+    rows = []
+    for run_no in range(1, args.runs + 1):
+        for v in variants:          # interleaved, so drift on the host hits all alike
+            rows.append(measure(top, bdir, tree, v, args.seconds, args.load, run_no,
+                                results_dir))
+    with open(os.path.join(results_dir, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=1)
+    png = plot(rows, os.path.join(results_dir, "latency.png"))
+    print(f"\ncyclictest -m -p 99 -i 200 -D {args.seconds}s under {args.load};"
+          " QEMU TCG -smp 1 -icount shift=2,sleep=off; latencies in us\n")
+    print(table(rows))
+    bad = [(r["variant"], r["run"], p) for r in rows for p in r["problems"]]
+    for v, n, p in bad:
+        print(f"  {v} run {n}: {p}")
+    print(f"\nresults: {results_dir}" + (f", plot: {png}" if png else ""))
+    sys.exit(1 if bad or any(r.get("samples") is None for r in rows) else 0)
+
+
+if __name__ == "__main__":
+    main()

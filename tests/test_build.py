@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pvrt.build: variants and the check that every fragment line took effect."""
+
+import os
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "scripts", "lib"))
+from pvrt import build  # noqa: E402
+
+
+def test_parse_fragment():
+    vals = build.parse_fragment('CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_C="x y"\n'
+                                '# a comment\nCONFIG_D=50\n')
+    assert vals == {"CONFIG_A": "y", "CONFIG_B": "n", "CONFIG_C": "x y", "CONFIG_D": "50"}
+
+
+def test_check_config_reports_dropped_options(tmp_path):
+    cfg = tmp_path / ".config"
+    cfg.write_text("CONFIG_A=y\n# CONFIG_B is not set\nCONFIG_D=50\n")
+    want = "CONFIG_A=y\nCONFIG_B=y\n# CONFIG_C is not set\nCONFIG_D=60\n"
+    assert build.check_config(want, str(cfg)) == ["CONFIG_B: wanted y, got n",
+                                                  "CONFIG_D: wanted 60, got 50"]
+
+
+def test_every_variant_parses_and_names_existing_fragments():
+    names = [n for n in os.listdir(os.path.join(REPO, "variants"))
+             if os.path.isfile(os.path.join(REPO, "variants", n)) and not n.endswith(".config")]
+    assert {"stock", "project", "rt", "threadirqs"} <= set(names)
+    for name in names:
+        var = build.Variant(name, REPO)
+        if var.same_build:
+            assert build.Variant(var.same_build, REPO).same_build is None
+            continue
+        for frag in var.fragments:
+            if frag.startswith("variants/"):
+                assert os.path.isfile(os.path.join(REPO, frag)), frag
+
+
+def test_unknown_variant_and_directive(tmp_path):
+    with pytest.raises(SystemExit, match="no variant"):
+        build.Variant("no-such-variant", REPO)
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "variants" / "bad").write_text("arch x86_64\nfrobnicate yes\n")
+    with pytest.raises(SystemExit, match="unknown 'frobnicate'"):
+        build.Variant("bad", str(tmp_path))

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pvrt.console: the console parser every boot stage uses."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts", "lib"))
+from pvrt import console  # noqa: E402
+
+CYCLICTEST = """\
+[   12.000001] random kernel line
+PVRT-BEGIN cyclictest
+# /dev/cpu_dma_latency set to 0us
+# Histogram
+000003 000010
+000004 000980
+000009 000009
+000250 000001
+# Total: 000001000
+# Min Latencies: 00003
+# Avg Latencies: 00004
+# Max Latencies: 00250
+# Histogram Overflows: 00000
+# Histogram Overflow at cycle number:
+# Thread 0:
+PVRT-END cyclictest rc=0
+PVRT-EXIT rc=0
+"""
+
+
+def test_cyclictest_distribution():
+    secs = console.sections(CYCLICTEST)
+    rc, body = secs["cyclictest"]
+    assert rc == 0
+    lat = console.cyclictest(body)
+    assert lat.samples == 1000
+    assert (lat.min, lat.max) == (3, 250)
+    assert lat.avg == pytest.approx((3 * 10 + 4 * 980 + 9 * 9 + 250) / 1000)
+    assert lat.p99 == 4            # 990 samples <= 4 us
+    assert lat.p999 == 9           # 999 samples <= 9 us
+    assert lat.percentile(100) == 250
+
+
+def test_cyclictest_overflows_count_as_samples_above_every_bucket():
+    body = ["000005 000090", "# Min Latencies: 00005", "# Avg Latencies: 00700",
+            "# Max Latencies: 25000", "# Histogram Overflows: 00010"]
+    lat = console.cyclictest(body)
+    assert lat.samples == 100
+    assert lat.p99 == 25000 and lat.p999 == 25000
+    assert lat.avg == 700.0        # cyclictest's own average when the histogram is cut
+
+
+def test_cyclictest_several_threads_are_summed():
+    body = ["000005 000001 000002", "000007 000000 000003", "# Min Latencies: 00005 00005",
+            "# Avg Latencies: 00005 00006", "# Max Latencies: 00005 00007",
+            "# Histogram Overflows: 00000 00000"]
+    lat = console.cyclictest(body)
+    assert lat.samples == 6 and lat.max == 7 and lat.hist == {5: 3, 7: 3}
+
+
+def test_cyclictest_without_summary_is_an_error():
+    with pytest.raises(ValueError):
+        console.cyclictest(["000005 000001"])
+
+
+@pytest.mark.parametrize("line", [
+    "[    1.234567] WARNING: CPU: 1 PID: 42 at kernel/locking/rtmutex.c:1234 foo+0x1/0x2",
+    "[    1.2] BUG: sleeping function called from invalid context at kernel/locking/mutex.c:5",
+    "[    3.0] BUG: KASAN: slab-use-after-free in foo+0x10/0x20",
+    "[    3.0] UBSAN: shift-out-of-bounds in kernel/foo.c:12:3",
+    "WARNING: possible circular locking dependency detected",
+    "[    9.9] Kernel panic - not syncing: Fatal exception",
+    "[    9.9] Oops: general protection fault, probably for non-canonical address",
+    "[  100.0] INFO: task kworker/0:1:12 blocked for more than 120 seconds.",
+    "[   22.2] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+])
+def test_splats_are_found(line):
+    assert console.splats("ok\n" + line + "\nok\n") == [(2, console.strip_stamp(line))]
+
+
+def test_clean_console_has_no_splats_and_allow_list_works():
+    text = "[    0.1] Linux version 6.12.117\n[    0.2] Freeing unused kernel memory\n"
+    assert console.splats(text) == []
+    warn = "[ 1.0] WARNING: CPU: 0 PID: 1 at lib/test.c:1 intended+0x0/0x1\n"
+    assert console.splats(warn, allow=[r"lib/test\.c"]) == []
+
+
+def test_markers_and_unfinished_sections():
+    text = "PVRT-BOOTED 6.12.117 cpus=2\nPVRT-BEGIN a\nx\nPVRT-END a rc=3\nPVRT-BEGIN b\ny\n"
+    assert console.booted(text)
+    assert console.sections(text) == {"a": (3, ["x"]), "b": (None, ["y"])}
+    assert console.exit_status(text) is None
+    assert console.exit_status(text + "PVRT-EXIT rc=0\r\n") == 0
+    assert not console.booted("PVRT-BEGIN a\n")

@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/apply and scripts/export on a two-patch fixture series and a tiny 6.12 tree."""
+
+import os
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = os.path.join(REPO, "scripts", "lib")
+
+MAINTAINERS = """List of maintainers
+===================
+
+Maintainers List
+----------------
+
+PTP HARDWARE CLOCK SUPPORT
+M:\tSomeone <someone@example.org>
+S:\tMaintained
+F:\tdrivers/ptp/
+
+PWM SUBSYSTEM
+M:\tOther <other@example.org>
+S:\tMaintained
+F:\tdrivers/pwm/
+
+THE REST
+M:\tLinus Torvalds <torvalds@linux-foundation.org>
+S:\tBuried alive in reporters
+F:\t*
+F:\t*/
+"""
+
+INDEX = """Locking
+=======
+
+.. toctree::
+
+    mutex-design
+    rt-mutex
+"""
+
+GITIGNORE_DEBIAN = ("*.o\n\n#\n# Debian packaging: ignore everything at the top level, since it"
+                    " isn't\n# included in our repository\n#\n/*\n!/debian/\n")
+
+
+def write(path, text, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
+def make_kernel(root, sublevel=9):
+    write(os.path.join(root, "Makefile"),
+          f"VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = {sublevel}\nEXTRAVERSION =\n")
+    write(os.path.join(root, "MAINTAINERS"), MAINTAINERS)
+    write(os.path.join(root, "Documentation/locking/index.rst"), INDEX)
+    write(os.path.join(root, "kernel/locking/Makefile"), "obj-y += mutex.o\n")
+    write(os.path.join(root, ".gitignore"), GITIGNORE_DEBIAN)
+
+
+def make_top(top):
+    """A project repository holding a two-patch series."""
+    write(os.path.join(top, "queue/config"),
+          "author = Test Dev <dev@example.org>\ndate = 2026-01-02T03:04:05+0000\n")
+    write(os.path.join(top, "queue/series"), "# --- part one ---\nadd-foo\nadd-doc\n")
+    write(os.path.join(top, "queue/cover-letter"), "Foo: a fixture series\n\nTwo patches.\n")
+    write(os.path.join(top, "queue/add-foo/message"),
+          "locking/foo: Add foo\n\nFoo is needed.\n\nSigned-off-by: Test Dev <dev@example.org>\n")
+    write(os.path.join(top, "queue/add-foo/files"), "pv-mutex/kernel/locking/foo.c\n")
+    write(os.path.join(top, "queue/add-foo/hook.diff"),
+          "--- a/kernel/locking/Makefile\n+++ b/kernel/locking/Makefile\n"
+          "@@ -1 +1,2 @@\n obj-y += mutex.o\n+obj-y += foo.o\n")
+    write(os.path.join(top, "pv-mutex/kernel/locking/foo.c"), "int foo;\n")
+    write(os.path.join(top, "queue/add-doc/message"),
+          "Documentation/locking: Add foo\n\nDocument foo.\n\n"
+          "Signed-off-by: Test Dev <dev@example.org>\n")
+    write(os.path.join(top, "queue/add-doc/files"), "Documentation/locking/foo.rst\n")
+    write(os.path.join(top, "Documentation/locking/foo.rst"), "Foo\n===\n")
+    write(os.path.join(top, "MAINTAINERS"),
+          "PV-RT FOO\nM:\tTest Dev <dev@example.org>\nS:\tMaintained\n"
+          "F:\tDocumentation/locking/foo.rst\nF:\tkernel/locking/foo.c\n")
+
+
+@pytest.fixture
+def env(tmp_path):
+    top = tmp_path / "top"
+    make_top(str(top))
+    src = tmp_path / "src" / "linux-6.12.9"
+    make_kernel(str(src))
+    tarball = tmp_path / "linux-6.12.9.tar.xz"
+    with tarfile.open(tarball, "w:xz") as tar:
+        tar.add(src, arcname="linux-6.12.9")
+    e = dict(os.environ, PVRT_TOP=str(top), PVRT_BUILD=str(tmp_path / "build"),
+             PVRT_CACHE=str(tmp_path / "cache"), KERNEL_SRC=str(tarball), PYTHONPATH=LIB,
+             GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    return {"env": e, "top": str(top), "tmp": tmp_path, "src": str(src)}
+
+
+def tool(env, verb, *args, ok=True):
+    res = subprocess.run([sys.executable, "-m", f"pvrt.{verb}", *args], env=env["env"],
+                         capture_output=True, text=True)
+    if ok and res.returncode:
+        pytest.fail(f"{verb} {args} failed:\n{res.stderr}")
+    if not ok and not res.returncode:
+        pytest.fail(f"{verb} {args} should have failed:\n{res.stderr}")
+    return res
+
+
+def git(tree, *args):
+    return subprocess.run(["git", "-C", tree, *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_apply_workspace_makes_one_commit_per_patch(env):
+    ws = tool(env, "apply").stdout.strip()
+    log = git(ws, "log", "--format=%s", "refs/pvrt/base..HEAD").splitlines()
+    assert log == ["Documentation/locking: Add foo", "locking/foo: Add foo"]
+    assert open(os.path.join(ws, "kernel/locking/foo.c")).read() == "int foo;\n"
+    assert "obj-y += foo.o" in open(os.path.join(ws, "kernel/locking/Makefile")).read()
+    # The Debian stanza is gone, the rest of .gitignore stays.
+    assert open(os.path.join(ws, ".gitignore")).read() == "*.o\n"
+
+
+def test_maintainers_entry_grows_with_the_files(env):
+    ws = tool(env, "apply").stdout.strip()
+    first = git(ws, "show", "HEAD~1:MAINTAINERS")
+    assert "F:\tkernel/locking/foo.c" in first
+    assert "Documentation/locking/foo.rst" not in first     # not there yet after patch 1
+    final = open(os.path.join(ws, "MAINTAINERS")).read()
+    assert "F:\tDocumentation/locking/foo.rst" in final
+    # Alphabetical: after PTP, before PWM; and only once.
+    assert final.index("PTP HARDWARE") < final.index("PV-RT FOO") < final.index("PWM SUBSYSTEM")
+    assert final.count("PV-RT FOO") == 1
+
+
+def test_apply_to_plain_directory_and_git_tree(env, tmp_path):
+    plain = tmp_path / "plain"
+    make_kernel(str(plain))
+    tool(env, "apply", str(plain))
+    assert git(str(plain), "log", "-1", "--format=%s") == "Documentation/locking: Add foo"
+    gtree = tmp_path / "gtree"
+    make_kernel(str(gtree))
+    os.unlink(gtree / ".gitignore")
+    git(str(gtree), "init", "-q")
+    git(str(gtree), "add", "-A")
+    git(str(gtree), "-c", "user.name=x", "-c", "user.email=x@example.org", "commit", "-qm", "v")
+    head = git(str(gtree), "rev-parse", "HEAD")
+    tool(env, "apply", str(gtree))
+    assert git(str(gtree), "rev-parse", "HEAD~2") == head
+
+
+def test_apply_conflict_leaves_tree_untouched(env, tmp_path):
+    gtree = tmp_path / "gtree"
+    make_kernel(str(gtree))
+    write(str(gtree / "kernel/locking/Makefile"), "obj-y += something-else.o\n")
+    git(str(gtree), "init", "-q")
+    git(str(gtree), "add", "-A", "-f")
+    git(str(gtree), "-c", "user.name=x", "-c", "user.email=x@example.org", "commit", "-qm", "v")
+    head = git(str(gtree), "rev-parse", "HEAD")
+    res = tool(env, "apply", str(gtree), ok=False)
+    assert "add-foo" in res.stderr and "does not apply" in res.stderr
+    assert git(str(gtree), "rev-parse", "HEAD") == head
+    assert git(str(gtree), "status", "--porcelain") == ""
+    assert not os.path.exists(gtree / "kernel/locking/foo.c")
+
+
+def test_export_check_and_git_am_round_trip(env, tmp_path):
+    tool(env, "export")
+    kp = os.path.join(env["top"], "kernel-patches")
+    names = sorted(os.listdir(kp))
+    assert names == ["0000-cover-letter.txt", "0001-locking-foo-Add-foo.patch",
+                     "0002-Documentation-locking-Add-foo.patch", "series"]
+    cover = open(os.path.join(kp, "0000-cover-letter.txt")).read()
+    assert "Subject: [PATCH 0/2] Foo: a fixture series" in cover and "base-commit: " in cover
+    assert "*** " not in cover
+    series = open(os.path.join(kp, "series")).read()
+    assert "# --- part one ---\n0001-locking-foo-Add-foo.patch\n" in series
+    tool(env, "export", "--check")
+    # git am onto the pristine base gives the tree apply gives.
+    ws = tool(env, "apply").stdout.strip()
+    am = tmp_path / "am"
+    subprocess.run(["git", "clone", "-q", ws, str(am)], check=True)
+    git(str(am), "checkout", "-q", "--detach", "refs/remotes/origin/pvrt~2")
+    patches = sorted(os.path.join(kp, n) for n in os.listdir(kp) if n.endswith(".patch"))
+    git(str(am), "-c", "user.name=x", "-c", "user.email=x@example.org", "am", "-q", *patches)
+    assert git(str(am), "rev-parse", "HEAD^{tree}") == git(ws, "rev-parse", "HEAD^{tree}")
+
+
+def test_export_is_reproducible(env):
+    tool(env, "export")
+    kp = os.path.join(env["top"], "kernel-patches")
+    before = {n: open(os.path.join(kp, n)).read() for n in os.listdir(kp)}
+    tool(env, "export")
+    assert before == {n: open(os.path.join(kp, n)).read() for n in os.listdir(kp)}
+
+
+def test_export_check_detects_stale_series(env):
+    tool(env, "export")
+    write(os.path.join(env["top"], "pv-mutex/kernel/locking/foo.c"), "int foo = 1;\n")
+    res = tool(env, "export", "--check", ok=False)
+    assert "stale" in res.stderr and "0001-locking-foo-Add-foo.patch" in res.stderr
+
+
+def test_export_from_workspace_updates_hook_file_and_message(env):
+    ws = tool(env, "apply").stdout.strip()
+    # Edit the hook and the new file of patch 1 and its message, as a developer would.
+    git(ws, "checkout", "-q", "HEAD~1")
+    write(os.path.join(ws, "kernel/locking/Makefile"), "obj-y += mutex.o\nobj-$(CONFIG_FOO) += foo.o\n")
+    write(os.path.join(ws, "kernel/locking/foo.c"), "int foo = 2;\n")
+    git(ws, "-c", "user.name=x", "-c", "user.email=x@example.org", "commit", "-q", "-a",
+        "--amend", "-m", "locking/foo: Add foo\n\nFoo is needed, twice.\n\n"
+        "Signed-off-by: Test Dev <dev@example.org>")
+    git(ws, "-c", "user.name=x", "-c", "user.email=x@example.org", "cherry-pick", "pvrt")
+    git(ws, "branch", "-f", "pvrt", "HEAD")
+    git(ws, "checkout", "-q", "pvrt")
+    tool(env, "export", "--from")
+    top = env["top"]
+    assert "obj-$(CONFIG_FOO) += foo.o" in open(os.path.join(top, "queue/add-foo/hook.diff")).read()
+    assert open(os.path.join(top, "pv-mutex/kernel/locking/foo.c")).read() == "int foo = 2;\n"
+    assert "twice" in open(os.path.join(top, "queue/add-foo/message")).read()
+    tool(env, "export", "--check")
+    tool(env, "apply")      # the workspace is in sync again: no --force needed
+
+
+def test_workspace_edits_are_not_dropped_silently(env):
+    ws = tool(env, "apply").stdout.strip()
+    write(os.path.join(ws, "kernel/locking/foo.c"), "int foo = 3;\n")
+    git(ws, "-c", "user.name=x", "-c", "user.email=x@example.org", "commit", "-qam", "wip")
+    res = tool(env, "apply", ok=False)
+    assert "export --from" in res.stderr
+    tool(env, "apply", "--force")
+    assert open(os.path.join(ws, "kernel/locking/foo.c")).read() == "int foo;\n"
+
+
+def test_unlisted_and_doubly_listed_files_are_errors(env):
+    top = env["top"]
+    write(os.path.join(top, "pv-mutex/kernel/locking/stray.c"), "int stray;\n")
+    res = tool(env, "export", ok=False)
+    assert "stray.c belongs to no patch" in res.stderr
+    os.unlink(os.path.join(top, "pv-mutex/kernel/locking/stray.c"))
+    write(os.path.join(top, "queue/add-doc/files"),
+          "Documentation/locking/foo.rst\npv-mutex/kernel/locking/foo.c\n")
+    res = tool(env, "export", ok=False)
+    assert "listed by both" in res.stderr
+
+
+def test_rejects_a_tree_that_is_not_612(env, tmp_path):
+    other = tmp_path / "other"
+    make_kernel(str(other))
+    write(str(other / "Makefile"), "VERSION = 6\nPATCHLEVEL = 6\nSUBLEVEL = 1\nEXTRAVERSION =\n")
+    res = tool(env, "apply", str(other), ok=False)
+    assert "targets 6.12.y" in res.stderr
+    assert not os.path.exists(other / ".git")

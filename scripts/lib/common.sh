@@ -15,6 +15,9 @@ export KBUILD_BUILD_TIMESTAMP=${KBUILD_BUILD_TIMESTAMP:-2026-01-01}
 export KBUILD_BUILD_USER=pvrt KBUILD_BUILD_HOST=pvrt
 PVRT_JOBS=${PVRT_JOBS:-$(nproc)}
 
+# Debian's python3 and the modules scripts/setup installs for it (pytest, ply for the
+# kernel's spdxcheck.py, matplotlib) come first, ahead of any other python3 on PATH.
+export PATH="/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}"
 PYTHON=${PYTHON:-/usr/bin/python3}
 export PYTHONPATH="$PVRT_TOP/scripts/lib${PYTHONPATH:+:$PYTHONPATH}"
 

@@ -175,22 +175,34 @@ class Check:
         return allow
 
     def st_checkpatch(self):
+        """checkpatch.pl --strict from the top of the workspace, as maintainers run it."""
         allow = self.checkpatch_allow()
         pdir = os.path.join(self.top, "kernel-patches")
         for name in sorted(n for n in os.listdir(pdir) if n.endswith(".patch")):
-            res = subprocess.run([os.path.join(self.tree, "scripts/checkpatch.pl"), "--strict",
-                                  "--no-tree", "--show-types", "--terse", os.path.join(pdir, name)],
-                                 capture_output=True, text=True)
-            bad = []
+            res = subprocess.run(["scripts/checkpatch.pl", "--strict", "--show-types", "--terse",
+                                  os.path.join(pdir, name)],
+                                 capture_output=True, text=True, cwd=self.tree)
+            bad, allowed = [], 0
             for line in res.stdout.splitlines():
                 m = re.match(r"^.*?: (ERROR|WARNING|CHECK):(\w+):", line)
                 if not m:
                     continue
                 level, typ = m.groups()
-                if level == "CHECK" and f"{name[:4]}:{typ}" in allow:
-                    print(f"        listed CHECK {typ}: {allow[name[:4] + ':' + typ]}")
+                key = f"{name[:4]}:{typ}"
+                if level == "CHECK" and key in allow:
+                    print(f"        listed CHECK {typ}: {allow[key]}")
+                    allowed += 1
                     continue
                 bad.append(line)
+            total = re.search(r"total: (\d+) errors, (\d+) warnings, (\d+) checks", res.stdout)
+            if not total:               # --terse prints no summary when all is clean
+                if res.returncode:
+                    bad.append(f"checkpatch exited {res.returncode}: "
+                               + self.tail(res.stdout + res.stderr))
+            elif (int(total.group(1)), int(total.group(2)), int(total.group(3))) != (0, 0, allowed):
+                bad.append(total.group(0))
+            if res.stderr.strip():
+                bad.append(res.stderr.strip())
             self.res.case("checkpatch", f"checkpatch --strict {name}", not bad, "\n".join(bad))
 
     def st_bisect(self):

@@ -96,9 +96,9 @@ class Check:
     def kunit(self, stage, name, args, build_dir, log_name):
         kunit_py = os.path.join(self.tree, "tools/testing/kunit/kunit.py")
         from pvrt.tools import cc
-        cmd = [sys.executable, kunit_py] + args + [
-            f"--build_dir={build_dir}", f"--jobs={build.jobs()}",
-            f"--make_options=CC={cc()}"]
+        cmd = [sys.executable, kunit_py] + args + [f"--build_dir={build_dir}"]
+        if args[0] != "exec":           # exec neither builds nor takes make options
+            cmd += [f"--jobs={build.jobs()}", f"--make_options=CC={cc()}"]
         res = self.run(cmd, log_name, cwd=self.tree)
         m = None
         for m in KUNIT_SUMMARY.finditer(res.output):
@@ -216,6 +216,7 @@ class Check:
             gitutil.run(["git", "-C", self.tree, "worktree", "add", "-q", "--detach", wt,
                          commits[0]])
         out = os.path.join(self.bdir, "out", "uml")
+        os.makedirs(out, exist_ok=True)
         for i, commit in enumerate(commits, 1):
             subject = gitutil.out(["git", "-C", self.tree, "log", "-1", "--format=%s", commit])
             gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach", commit])

@@ -178,7 +178,13 @@ class Check:
         """checkpatch.pl --strict from the top of the workspace, as maintainers run it."""
         allow = self.checkpatch_allow()
         pdir = os.path.join(self.top, "kernel-patches")
-        for name in sorted(n for n in os.listdir(pdir) if n.endswith(".patch")):
+        files = sorted(n for n in os.listdir(pdir) if n.endswith(".patch"))
+        qnames = [p.name for p in series.load(self.top)]
+        if len(files) != len(qnames):
+            raise SystemExit(f"kernel-patches/ has {len(files)} patches, queue/series"
+                             f" {len(qnames)}: run scripts/export")
+        unused = set(allow)
+        for name, qname in zip(files, qnames):
             res = subprocess.run(["scripts/checkpatch.pl", "--strict", "--show-types", "--terse",
                                   os.path.join(pdir, name)],
                                  capture_output=True, text=True, cwd=self.tree)
@@ -188,9 +194,10 @@ class Check:
                 if not m:
                     continue
                 level, typ = m.groups()
-                key = f"{name[:4]}:{typ}"
+                key = f"{qname}:{typ}"
                 if level == "CHECK" and key in allow:
                     print(f"        listed CHECK {typ}: {allow[key]}")
+                    unused.discard(key)
                     allowed += 1
                     continue
                 bad.append(line)
@@ -204,6 +211,8 @@ class Check:
             if res.stderr.strip():
                 bad.append(res.stderr.strip())
             self.res.case("checkpatch", f"checkpatch --strict {name}", not bad, "\n".join(bad))
+        self.res.case("checkpatch", "every CHECK listed in queue/checkpatch-checks still occurs",
+                      not unused, "stale: " + ", ".join(sorted(unused)))
 
     def st_bisect(self):
         """Every patch builds: incremental UML (KUnit) builds, commit by commit."""
@@ -239,28 +248,85 @@ class Check:
     def st_uml_kunit(self):
         self.kunit("kunit-uml", "KUnit on UML", ["exec"], self.uml_build, "kunit-uml.log")
 
-    def changed_c_files(self):
-        files = gitutil.out(["git", "-C", self.tree, "diff", "--name-only", "--diff-filter=AM",
+    def changed_lines(self):
+        """{path: None (new file) or set of changed line numbers} for C files."""
+        out = {}
+        diff = gitutil.run(["git", "-C", self.tree, "diff", "-U0", "--no-color",
+                            base.BASE_REF, "HEAD", "--", "*.c", "*.h"]).stdout
+        path = None
+        for line in diff.splitlines():
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else None
+                if path:
+                    out.setdefault(path, set())
+            elif line.startswith("@@") and path:
+                m = re.match(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
+                start, count = int(m.group(1)), int(m.group(2) or 1)
+                out[path].update(range(start, start + count))
+        added = gitutil.out(["git", "-C", self.tree, "diff", "--name-only", "--diff-filter=A",
                              base.BASE_REF, "HEAD"]).split()
-        return [f for f in files if f.endswith(".c")]
+        for f in added:
+            if f in out:
+                out[f] = None
+        return out
+
+    def lint_objects(self, out, cfiles):
+        """{object: [C files]}: the object each changed C file is compiled in."""
+        objs, skipped = {}, []
+        for f in cfiles:
+            obj = f[:-2] + ".o"
+            if os.path.exists(os.path.join(out, obj)):
+                objs.setdefault(obj, []).append(f)
+                continue
+            # A .c #included by another (kernel/sched/syscalls.c in build_policy.c).
+            d, name = os.path.dirname(f), os.path.basename(f)
+            for cand in sorted(os.listdir(os.path.join(self.tree, d))):
+                cpath = os.path.join(d, cand)
+                if not cand.endswith(".c") or cpath == f:
+                    continue
+                with open(os.path.join(self.tree, cpath), encoding="utf-8",
+                          errors="replace") as fh:
+                    if f'#include "{name}"' not in fh.read():
+                        continue
+                if os.path.exists(os.path.join(out, cpath[:-2] + ".o")):
+                    objs.setdefault(cpath[:-2] + ".o", []).append(f)
+                    break
+            else:
+                skipped.append(f)
+        return objs, skipped
 
     def st_x86_build(self):
         out = build.build(self.top, self.tree, "project",
                           log=lambda m: print("  " + m, flush=True))
         self.res.case("x86_64", "project kernel builds (x86_64)",
                       os.path.exists(build.kernel_image(out)))
-        cfiles = self.changed_c_files()
+        changed = self.changed_lines()
+        cfiles = sorted(f for f in changed if f.endswith(".c"))
         if not cfiles:
             print("  (the series adds or touches no C file yet: no W=1/sparse targets)")
+            return
+        objs, skipped = self.lint_objects(out, cfiles)
+        for f in skipped:
+            print(f"  (not built in the project config, not linted: {f})")
         from pvrt.tools import cc
-        for cfile in cfiles:
-            obj = cfile[:-2] + ".o"
+        diag = re.compile(r"^(\S+?):(\d+):(?:\d+:)? (warning|error): (.*)$")
+        for obj, files in sorted(objs.items()):
             res = self.run(["make", f"O={out}", f"CC={cc()}", "W=1", "C=2", obj],
                            cwd=self.tree)
-            noise = [ln for ln in (res.stdout + res.stderr).splitlines()
-                     if ("warning:" in ln or "error:" in ln or ": sparse:" in ln)]
-            self.res.case("x86_64", f"W=1 and sparse clean: {cfile}",
-                          res.returncode == 0 and not noise, "\n".join(noise[:30]))
+            bad = []
+            for line in (res.stdout + res.stderr).splitlines():
+                m = diag.match(line.strip())
+                if not m:
+                    continue
+                path = os.path.relpath(os.path.abspath(os.path.join(self.tree, m.group(1))),
+                                       self.tree)
+                lines = changed.get(path, set())
+                if m.group(3) == "error" or (path in changed and
+                                             (lines is None or int(m.group(2)) in lines)):
+                    bad.append(line.strip())
+            self.res.case("x86_64", f"W=1 and sparse clean on the series' lines: {obj}"
+                          f" ({', '.join(files)})", res.returncode == 0 and not bad,
+                          "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
 
     def st_x86_kunit(self):
         kcfgs = self.kunitconfigs(self.tree)

@@ -1,0 +1,803 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit scenarios for pv_mutex: the figures of Heursch et al. (2004), the
+ * failure classes earlier priority-inheritance implementations shipped,
+ * and the same scenario tables run against rt_mutex (differential test).
+ *
+ * Copyright (C) 2026 PV-RT Developers
+ *
+ * Each scenario drives kthreads at exact SCHED_FIFO priorities, all bound
+ * to one CPU, through completions: a worker executes one command at a
+ * time, and the controller (the test, at FIFO 90 on the same CPU) waits
+ * either for the command to finish or until the worker is queued on a lock
+ * and off the runqueue.  Priorities are checked at every step through
+ * task->prio.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
+#include <linux/pv_mutex.h>
+#include <linux/rtmutex.h>
+#include <linux/sched.h>
+#include <linux/sched/prio.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <uapi/linux/sched/types.h>
+
+/* Kernel priority of SCHED_FIFO priority @p. */
+#define FIFO(p)		(MAX_RT_PRIO - 1 - (p))
+#define CONTROLLER_PRIO	90
+#define WAIT_LIMIT	(10 * HZ)
+
+union pvk_lock {
+	struct pv_mutex pv;
+	struct rt_mutex rt;
+};
+
+struct pvk_ops {
+	const char *name;
+	void (*init)(union pvk_lock *l);
+	void (*lock)(union pvk_lock *l);
+	int (*lock_interruptible)(union pvk_lock *l);
+	int (*lock_timeout)(union pvk_lock *l, long timeout);	/* may be NULL */
+	void (*unlock)(union pvk_lock *l);
+	bool (*queued)(struct task_struct *t);
+	bool detects_deadlock;
+};
+
+static void pv_init(union pvk_lock *l) { pv_mutex_init(&l->pv); }
+static void pv_lock(union pvk_lock *l) { pv_mutex_lock(&l->pv); }
+static int pv_lock_intr(union pvk_lock *l) { return pv_mutex_lock_interruptible(&l->pv); }
+static int pv_lock_to(union pvk_lock *l, long t) { return pv_mutex_lock_timeout(&l->pv, t); }
+static void pv_unlock(union pvk_lock *l) { pv_mutex_unlock(&l->pv); }
+static bool pv_queued(struct task_struct *t) { return READ_ONCE(t->pv_blocked_on); }
+
+static void rt_init(union pvk_lock *l) { rt_mutex_init(&l->rt); }
+static void rt_lock(union pvk_lock *l) { rt_mutex_lock(&l->rt); }
+static int rt_lock_intr(union pvk_lock *l) { return rt_mutex_lock_interruptible(&l->rt); }
+static void rt_unlock(union pvk_lock *l) { rt_mutex_unlock(&l->rt); }
+static bool rt_queued(struct task_struct *t) { return READ_ONCE(t->pi_blocked_on); }
+
+static const struct pvk_ops pv_ops = {
+	.name = "pv_mutex", .init = pv_init, .lock = pv_lock,
+	.lock_interruptible = pv_lock_intr, .lock_timeout = pv_lock_to,
+	.unlock = pv_unlock, .queued = pv_queued, .detects_deadlock = true,
+};
+
+/*
+ * rt_mutex differs on purpose in two places: it has no timed lock for
+ * kernel users, and it detects deadlocks only with CONFIG_DEBUG_RT_MUTEXES
+ * (full chain walk); without it a cycle simply blocks.
+ */
+static const struct pvk_ops rt_ops = {
+	.name = "rt_mutex", .init = rt_init, .lock = rt_lock,
+	.lock_interruptible = rt_lock_intr, .unlock = rt_unlock,
+	.queued = rt_queued,
+	.detects_deadlock = IS_ENABLED(CONFIG_DEBUG_RT_MUTEXES),
+};
+
+enum pvk_cmd { CMD_LOCK, CMD_LOCK_INTR, CMD_LOCK_TIMEOUT, CMD_UNLOCK,
+	       CMD_PV_LOCK, CMD_PV_UNLOCK, CMD_RT_LOCK, CMD_RT_UNLOCK,
+	       CMD_SPIN, CMD_EXIT };
+
+struct pvk_ctx;
+
+struct pvk_worker {
+	struct pvk_ctx		*ctx;
+	struct task_struct	*task;
+	const char		*name;
+	struct completion	go, done;
+	enum pvk_cmd		cmd;
+	union pvk_lock		*lock;
+	long			timeout;
+	int			result;
+	bool			busy;
+};
+
+struct pvk_ctx {
+	struct kunit		*test;
+	const struct pvk_ops	*ops;
+	union pvk_lock		locks[4];
+	struct pvk_worker	workers[6];
+	int			nworkers;
+	bool			stop_spin;
+	bool			spin_finished;
+};
+
+static int pvk_worker_fn(void *arg)
+{
+	struct pvk_worker *w = arg;
+	struct pvk_ctx *ctx = w->ctx;
+	unsigned long until;
+
+	allow_signal(SIGUSR1);
+	for (;;) {
+		wait_for_completion(&w->go);
+		switch (w->cmd) {
+		case CMD_LOCK:
+			ctx->ops->lock(w->lock);
+			w->result = 0;
+			break;
+		case CMD_LOCK_INTR:
+			w->result = ctx->ops->lock_interruptible(w->lock);
+			flush_signals(current);
+			break;
+		case CMD_LOCK_TIMEOUT:
+			w->result = ctx->ops->lock_timeout(w->lock, w->timeout);
+			break;
+		case CMD_UNLOCK:
+			ctx->ops->unlock(w->lock);
+			break;
+		case CMD_PV_LOCK:
+			pv_mutex_lock(&w->lock->pv);
+			break;
+		case CMD_PV_UNLOCK:
+			pv_mutex_unlock(&w->lock->pv);
+			break;
+		case CMD_RT_LOCK:
+			rt_mutex_lock(&w->lock->rt);
+			break;
+		case CMD_RT_UNLOCK:
+			rt_mutex_unlock(&w->lock->rt);
+			break;
+		case CMD_SPIN:
+			/* A CPU hog that gives up after a bound, never sleeping. */
+			until = jiffies + 2 * HZ;
+			while (!READ_ONCE(ctx->stop_spin) && time_before(jiffies, until))
+				cpu_relax();
+			WRITE_ONCE(ctx->spin_finished, true);
+			break;
+		case CMD_EXIT:
+			complete(&w->done);
+			return 0;
+		}
+		complete(&w->done);
+	}
+}
+
+static int pvk_set_fifo(struct task_struct *t, int prio)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_FIFO,
+		.sched_priority = prio,
+	};
+
+	return sched_setattr_nocheck(t, &attr);
+}
+
+static struct pvk_worker *pvk_worker(struct pvk_ctx *ctx, const char *name, int prio)
+{
+	struct kunit *test = ctx->test;
+	struct pvk_worker *w;
+
+	KUNIT_ASSERT_LT(test, ctx->nworkers, (int)ARRAY_SIZE(ctx->workers));
+	w = &ctx->workers[ctx->nworkers];
+	w->ctx = ctx;
+	w->name = name;
+	init_completion(&w->go);
+	init_completion(&w->done);
+	w->task = kthread_create(pvk_worker_fn, w, "pvk-%s", name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w->task));
+	ctx->nworkers++;
+	get_task_struct(w->task);
+	kthread_bind(w->task, 0);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(w->task, prio), 0);
+	wake_up_process(w->task);
+	return w;
+}
+
+/* Hand @w a command without waiting for it. */
+static void pvk_issue(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
+{
+	KUNIT_ASSERT_FALSE(w->ctx->test, w->busy);
+	w->cmd = cmd;
+	w->lock = lock;
+	w->busy = true;
+	reinit_completion(&w->done);
+	complete(&w->go);
+}
+
+/* Wait until @w's command finished; return its result. */
+static int pvk_wait(struct pvk_worker *w)
+{
+	KUNIT_ASSERT_TRUE(w->ctx->test, w->busy);
+	KUNIT_ASSERT_NE_MSG(w->ctx->test,
+			    wait_for_completion_timeout(&w->done, WAIT_LIMIT), 0,
+			    "%s did not finish its command", w->name);
+	w->busy = false;
+	return w->result;
+}
+
+static int pvk_do(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
+{
+	pvk_issue(w, cmd, lock);
+	return pvk_wait(w);
+}
+
+/*
+ * Issue a blocking lock command and wait until @w is queued on the lock
+ * and has left the runqueue: its chain walk has completed by then.
+ */
+static void pvk_block(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
+{
+	bool (*queued)(struct task_struct *t) = w->ctx->ops->queued;
+	unsigned long until = jiffies + WAIT_LIMIT;
+
+	if (cmd == CMD_PV_LOCK)
+		queued = pv_queued;
+	else if (cmd == CMD_RT_LOCK)
+		queued = rt_queued;
+	pvk_issue(w, cmd, lock);
+	while (!(queued(w->task) && !READ_ONCE(w->task->on_rq))) {
+		KUNIT_ASSERT_TRUE_MSG(w->ctx->test, time_before(jiffies, until),
+				      "%s never blocked", w->name);
+		KUNIT_ASSERT_FALSE_MSG(w->ctx->test, completion_done(&w->done),
+				       "%s did not block", w->name);
+		schedule_timeout_uninterruptible(1);
+	}
+}
+
+static int pvk_prio(struct pvk_worker *w)
+{
+	return READ_ONCE(w->task->prio);
+}
+
+#define EXPECT_PRIO(w, fifo)						\
+do {									\
+	struct pvk_worker *__w = (w);					\
+	int __fifo = (fifo);						\
+									\
+	KUNIT_EXPECT_EQ_MSG(test, pvk_prio(__w), FIFO(__fifo),		\
+			    "%s runs at kernel prio %d, expected FIFO %d", \
+			    __w->name, pvk_prio(__w), __fifo);		\
+} while (0)
+
+static int pvk_init(struct kunit *test)
+{
+	const struct pvk_ops * const *param = test->param_value;
+	struct pvk_ctx *ctx;
+	int i;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->test = test;
+	ctx->ops = param ? *param : &pv_ops;
+	for (i = 0; i < ARRAY_SIZE(ctx->locks); i++)
+		ctx->ops->init(&ctx->locks[i]);
+	test->priv = ctx;
+	/* The controller outranks every worker, on the workers' CPU. */
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(current, CONTROLLER_PRIO), 0);
+	return 0;
+}
+
+static void pvk_exit(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	int i;
+
+	WRITE_ONCE(ctx->stop_spin, true);
+	for (i = 0; i < ctx->nworkers; i++) {
+		struct pvk_worker *w = &ctx->workers[i];
+
+		/* A worker still blocked here is a test failure already reported. */
+		if (w->busy && !wait_for_completion_timeout(&w->done, WAIT_LIMIT))
+			continue;
+		w->busy = false;
+		pvk_do(w, CMD_EXIT, NULL);
+		kthread_stop(w->task);
+		put_task_struct(w->task);
+	}
+}
+
+/* --- the paper's figures -------------------------------------------------- */
+
+/*
+ * Fig. 6/7: L holds the lock, H blocks on it, a medium-priority CPU hog
+ * becomes runnable.  With inheritance L outruns the hog and H gets the
+ * lock while the hog still runs; without, H waits for the hog.
+ */
+static void pvk_fig6_inversion_with_hog(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *l = pvk_worker(ctx, "L", 10);
+	struct pvk_worker *m = pvk_worker(ctx, "M", 20);
+	struct pvk_worker *h = pvk_worker(ctx, "H", 30);
+
+	KUNIT_ASSERT_EQ(test, pvk_do(l, CMD_LOCK, a), 0);
+	pvk_block(h, CMD_LOCK, a);
+	EXPECT_PRIO(l, 30);
+	pvk_issue(m, CMD_SPIN, NULL);
+	pvk_issue(l, CMD_UNLOCK, a);
+	KUNIT_EXPECT_EQ(test, pvk_wait(h), 0);
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(ctx->spin_finished),
+			       "H got the lock only after the hog finished");
+	WRITE_ONCE(ctx->stop_spin, true);
+	pvk_wait(m);
+	pvk_wait(l);
+	EXPECT_PRIO(l, 10);
+	pvk_do(h, CMD_UNLOCK, a);
+}
+
+/* Fig. 8: chained mutexes, inheritance must be transitive. */
+static void pvk_fig8_chain(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p4 = pvk_worker(ctx, "P4", 40);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p2, CMD_LOCK, b);
+	pvk_block(p2, CMD_LOCK, a);
+	EXPECT_PRIO(p1, 20);
+	pvk_block(p4, CMD_LOCK, b);
+	EXPECT_PRIO(p2, 40);
+	EXPECT_PRIO(p1, 40);		/* the point of fig. 8 */
+
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 10);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p2), 0);	/* P2 now holds A and B */
+	EXPECT_PRIO(p2, 40);
+	pvk_do(p2, CMD_UNLOCK, b);
+	EXPECT_PRIO(p2, 20);
+	pvk_wait(p4);
+	pvk_do(p4, CMD_UNLOCK, b);
+	pvk_do(p2, CMD_UNLOCK, a);
+}
+
+/*
+ * Yodaiken's counterexample: P1 holds A and B, P2 waits on B, P3 on A.
+ * Releasing B must leave P1 at P3's priority, not at its own.
+ */
+static void pvk_yodaiken(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p1, CMD_LOCK, b);
+	pvk_block(p2, CMD_LOCK, b);
+	EXPECT_PRIO(p1, 20);
+	pvk_block(p3, CMD_LOCK, a);
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_UNLOCK, b);
+	EXPECT_PRIO(p1, 30);
+	pvk_wait(p2);
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p3);
+	pvk_do(p2, CMD_UNLOCK, b);
+	pvk_do(p3, CMD_UNLOCK, a);
+}
+
+/*
+ * The three outcomes of a request by P on a mutex held by P1, and the
+ * request made while P1 is itself blocked and boosted:
+ *  raise and add:	P1 runs at P3's priority.
+ *  add only:		P2 (below the boost) waits on B: P1 stays at P3's
+ *			priority, and drops to P2's, not its own, on
+ *			releasing A.
+ *  unchanged:		P0 (below P1) waits on B: after A, P1 is back at
+ *			its own priority.
+ */
+static void pvk_request_outcomes(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+	struct pvk_worker *p0 = pvk_worker(ctx, "P0", 5);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p1, CMD_LOCK, b);
+	pvk_block(p0, CMD_LOCK, b);	/* unchanged */
+	EXPECT_PRIO(p1, 10);
+	pvk_block(p3, CMD_LOCK, a);	/* raise and add */
+	EXPECT_PRIO(p1, 30);
+	pvk_block(p2, CMD_LOCK, b);	/* add only: P2 is queued before P0 */
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 20);
+	pvk_wait(p3);
+	pvk_do(p1, CMD_UNLOCK, b);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p2);
+	pvk_do(p2, CMD_UNLOCK, b);
+	pvk_wait(p0);
+	pvk_do(p0, CMD_UNLOCK, b);
+	pvk_do(p3, CMD_UNLOCK, a);
+}
+
+/*
+ * P1, boosted by P3 through A, blocks on C (held by X); then P2 requests
+ * B: the pair (B, 20) is added without raising P1, and counts once P1
+ * gets C and releases A.
+ */
+static void pvk_request_while_blocked(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1], *c = &ctx->locks[2];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+	struct pvk_worker *x = pvk_worker(ctx, "X", 5);
+
+	pvk_do(x, CMD_LOCK, c);
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p1, CMD_LOCK, b);
+	pvk_block(p3, CMD_LOCK, a);
+	pvk_block(p1, CMD_LOCK, c);
+	EXPECT_PRIO(x, 30);		/* transitively through P1 */
+	pvk_block(p2, CMD_LOCK, b);
+	EXPECT_PRIO(p1, 30);
+	EXPECT_PRIO(x, 30);
+	pvk_do(x, CMD_UNLOCK, c);
+	EXPECT_PRIO(x, 5);
+	pvk_wait(p1);			/* P1 holds A, B, C */
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 20);
+	pvk_do(p1, CMD_UNLOCK, b);
+	pvk_do(p1, CMD_UNLOCK, c);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p3);
+	pvk_wait(p2);
+	pvk_do(p3, CMD_UNLOCK, a);
+	pvk_do(p2, CMD_UNLOCK, b);
+}
+
+/* --- failure classes of earlier implementations --------------------------- */
+
+/* Release in acquisition order (not LIFO) keeps the other lock's boost. */
+static void pvk_non_lifo_release(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p1, CMD_LOCK, b);
+	pvk_block(p2, CMD_LOCK, a);
+	pvk_block(p3, CMD_LOCK, b);
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_UNLOCK, a);	/* first taken, first released */
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_UNLOCK, b);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p2);
+	pvk_wait(p3);
+	pvk_do(p2, CMD_UNLOCK, a);
+	pvk_do(p3, CMD_UNLOCK, b);
+}
+
+/*
+ * A lock taken while boosted must not make the boost the new baseline
+ * (the 2004 "initial priority" rule): after releasing everything P1 is
+ * back at its own priority, and in between at the remaining donor's.
+ */
+static void pvk_boost_is_not_baseline(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_block(p3, CMD_LOCK, a);
+	pvk_do(p1, CMD_LOCK, b);	/* taken at FIFO 30 */
+	pvk_block(p2, CMD_LOCK, b);
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 20);
+	pvk_do(p1, CMD_UNLOCK, b);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p3);
+	pvk_wait(p2);
+	pvk_do(p3, CMD_UNLOCK, a);
+	pvk_do(p2, CMD_UNLOCK, b);
+}
+
+/* A waiter that times out withdraws its donation. */
+static void pvk_timeout_deboosts(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *p1, *p3;
+
+	if (!ctx->ops->lock_timeout)
+		kunit_skip(test, "%s has no timed lock for kernel users", ctx->ops->name);
+	p1 = pvk_worker(ctx, "P1", 10);
+	p3 = pvk_worker(ctx, "P3", 30);
+	pvk_do(p1, CMD_LOCK, a);
+	p3->timeout = HZ / 10;
+	pvk_block(p3, CMD_LOCK_TIMEOUT, a);
+	EXPECT_PRIO(p1, 30);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p3), -ETIMEDOUT);
+	EXPECT_PRIO(p1, 10);
+	KUNIT_EXPECT_FALSE(test, ctx->ops->queued(p3->task));
+	pvk_do(p1, CMD_UNLOCK, a);
+}
+
+/* A waiter interrupted by a signal withdraws its donation. */
+static void pvk_signal_deboosts(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_block(p3, CMD_LOCK_INTR, a);
+	EXPECT_PRIO(p1, 30);
+	send_sig(SIGUSR1, p3->task, 1);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p3), -EINTR);
+	EXPECT_PRIO(p1, 10);
+	pvk_do(p1, CMD_UNLOCK, a);
+}
+
+/*
+ * sched_setscheduler() on a boosted owner: it runs at the best of its new
+ * base and the donation, which is kept.  A waiter whose priority changes
+ * carries the change to the owner, both ways.
+ */
+static void pvk_setscheduler(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_block(p3, CMD_LOCK, a);
+	EXPECT_PRIO(p1, 30);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(p1->task, 40), 0);
+	EXPECT_PRIO(p1, 40);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(p1->task, 5), 0);
+	EXPECT_PRIO(p1, 30);		/* donation kept */
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(p3->task, 35), 0);
+	EXPECT_PRIO(p1, 35);		/* waiter raised */
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(p3->task, 15), 0);
+	EXPECT_PRIO(p1, 15);		/* waiter lowered */
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 5);
+	pvk_wait(p3);
+	pvk_do(p3, CMD_UNLOCK, a);
+}
+
+/*
+ * A 4-deep chain P4 -> C(P3) -> B(P2) -> A(P1) whose middle waiter P3
+ * leaves (signal): P3 keeps P4's donation through C, P2 and P1 lose it.
+ */
+static void pvk_chain_middle_leaves(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1], *c = &ctx->locks[2];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+	struct pvk_worker *p4 = pvk_worker(ctx, "P4", 40);
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p2, CMD_LOCK, b);
+	pvk_do(p3, CMD_LOCK, c);
+	pvk_block(p2, CMD_LOCK, a);
+	pvk_block(p3, CMD_LOCK_INTR, b);
+	pvk_block(p4, CMD_LOCK, c);
+	EXPECT_PRIO(p3, 40);
+	EXPECT_PRIO(p2, 40);
+	EXPECT_PRIO(p1, 40);
+	send_sig(SIGUSR1, p3->task, 1);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p3), -EINTR);
+	EXPECT_PRIO(p3, 40);
+	EXPECT_PRIO(p2, 20);
+	EXPECT_PRIO(p1, 20);
+	pvk_do(p3, CMD_UNLOCK, c);
+	pvk_wait(p4);
+	pvk_do(p1, CMD_UNLOCK, a);
+	pvk_wait(p2);
+	pvk_do(p2, CMD_UNLOCK, a);
+	pvk_do(p2, CMD_UNLOCK, b);
+	pvk_do(p4, CMD_UNLOCK, c);
+}
+
+/* AA: locking a mutex one holds is reported, nothing changes. */
+static void pvk_deadlock_aa(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *p1;
+
+	if (!ctx->ops->detects_deadlock)
+		kunit_skip(test, "%s detects deadlocks only with CONFIG_DEBUG_RT_MUTEXES",
+			   ctx->ops->name);
+	p1 = pvk_worker(ctx, "P1", 10);
+	pvk_do(p1, CMD_LOCK, a);
+	KUNIT_EXPECT_EQ(test, pvk_do(p1, CMD_LOCK_INTR, a), -EDEADLK);
+	EXPECT_PRIO(p1, 10);
+	KUNIT_EXPECT_FALSE(test, ctx->ops->queued(p1->task));
+	pvk_do(p1, CMD_UNLOCK, a);
+}
+
+/*
+ * ABBA: P1 holds A and waits on B, P2 holds B and asks for A.  P2 gets
+ * -EDEADLK with its donation withdrawn; P1 gets B once P2 lets go.
+ */
+static void pvk_deadlock_abba(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1, *p2;
+
+	if (!ctx->ops->detects_deadlock)
+		kunit_skip(test, "%s detects deadlocks only with CONFIG_DEBUG_RT_MUTEXES",
+			   ctx->ops->name);
+	p1 = pvk_worker(ctx, "P1", 10);
+	p2 = pvk_worker(ctx, "P2", 20);
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p2, CMD_LOCK, b);
+	pvk_block(p1, CMD_LOCK, b);
+	EXPECT_PRIO(p2, 20);
+	KUNIT_EXPECT_EQ(test, pvk_do(p2, CMD_LOCK_INTR, a), -EDEADLK);
+	EXPECT_PRIO(p1, 10);		/* P2's donation withdrawn */
+	KUNIT_EXPECT_FALSE(test, ctx->ops->queued(p2->task));
+	pvk_do(p2, CMD_UNLOCK, b);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p1), 0);
+	pvk_do(p1, CMD_UNLOCK, b);
+	pvk_do(p1, CMD_UNLOCK, a);
+}
+
+/* --- pv_mutex only --------------------------------------------------------- */
+
+/*
+ * Coexistence with rt_mutex: P1 holds pv A and rt R with a waiter on each.
+ * P1 runs at the best donor of both; releasing either keeps the other's
+ * boost, whichever type is released first.
+ */
+static void pvk_rt_mutex_coexistence(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *r = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	rt_mutex_init(&r->rt);
+	/* pv donor on top, pv released first */
+	pvk_do(p1, CMD_PV_LOCK, a);
+	pvk_do(p1, CMD_RT_LOCK, r);
+	pvk_block(p2, CMD_RT_LOCK, r);
+	EXPECT_PRIO(p1, 20);
+	pvk_block(p3, CMD_PV_LOCK, a);
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_PV_UNLOCK, a);
+	EXPECT_PRIO(p1, 20);		/* rt_mutex boost kept */
+	pvk_do(p1, CMD_RT_UNLOCK, r);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p3);
+	pvk_wait(p2);
+	pvk_do(p3, CMD_PV_UNLOCK, a);
+	pvk_do(p2, CMD_RT_UNLOCK, r);
+
+	/* rt donor on top, rt released first */
+	pvk_do(p1, CMD_PV_LOCK, a);
+	pvk_do(p1, CMD_RT_LOCK, r);
+	pvk_block(p2, CMD_PV_LOCK, a);
+	pvk_block(p3, CMD_RT_LOCK, r);
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_RT_UNLOCK, r);
+	EXPECT_PRIO(p1, 20);		/* pv_mutex boost kept */
+	pvk_do(p1, CMD_PV_UNLOCK, a);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p3);
+	pvk_wait(p2);
+	pvk_do(p3, CMD_RT_UNLOCK, r);
+	pvk_do(p2, CMD_PV_UNLOCK, a);
+}
+
+/*
+ * A chain that leaves pv_mutex for rt_mutex: X holds rt R, P1 holds pv A
+ * and blocks on R, then P3 blocks on A.  P3's priority reaches X.
+ */
+static void pvk_chain_pv_to_rt(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *r = &ctx->locks[1];
+	struct pvk_worker *x = pvk_worker(ctx, "X", 5);
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+
+	rt_mutex_init(&r->rt);
+	pvk_do(x, CMD_RT_LOCK, r);
+	pvk_do(p1, CMD_PV_LOCK, a);
+	pvk_block(p1, CMD_RT_LOCK, r);
+	EXPECT_PRIO(x, 10);
+	pvk_block(p3, CMD_PV_LOCK, a);
+	EXPECT_PRIO(p1, 30);
+	EXPECT_PRIO(x, 30);
+	pvk_do(x, CMD_RT_UNLOCK, r);
+	EXPECT_PRIO(x, 5);
+	pvk_wait(p1);
+	pvk_do(p1, CMD_RT_UNLOCK, r);
+	pvk_do(p1, CMD_PV_UNLOCK, a);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p3);
+	pvk_do(p3, CMD_PV_UNLOCK, a);
+}
+
+/* SCHED_DEADLINE waiters donate, as with rt_mutex. */
+static void pvk_deadline_donor(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *d = pvk_worker(ctx, "D", 1);
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_DEADLINE,
+		.sched_runtime = 2 * NSEC_PER_MSEC,
+		.sched_deadline = 20 * NSEC_PER_MSEC,
+		.sched_period = 20 * NSEC_PER_MSEC,
+	};
+
+	KUNIT_ASSERT_EQ(test, sched_setattr_nocheck(d->task, &attr), 0);
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_block(d, CMD_LOCK, a);
+	KUNIT_EXPECT_EQ(test, pvk_prio(p1), MAX_DL_PRIO - 1);
+	pvk_do(p1, CMD_UNLOCK, a);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(d);
+	pvk_do(d, CMD_UNLOCK, a);
+}
+
+static const struct pvk_ops *pvk_both[] = { &pv_ops, &rt_ops };
+
+static void pvk_ops_desc(const struct pvk_ops **ops, char *desc)
+{
+	strscpy(desc, (*ops)->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pvk_locks, pvk_both, pvk_ops_desc);
+
+static struct kunit_case pv_mutex_cases[] = {
+	KUNIT_CASE_PARAM(pvk_fig6_inversion_with_hog, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_fig8_chain, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_yodaiken, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_request_outcomes, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_request_while_blocked, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_non_lifo_release, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_boost_is_not_baseline, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_timeout_deboosts, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_signal_deboosts, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_setscheduler, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_chain_middle_leaves, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_deadlock_aa, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_deadlock_abba, pvk_locks_gen_params),
+	KUNIT_CASE(pvk_rt_mutex_coexistence),
+	KUNIT_CASE(pvk_chain_pv_to_rt),
+	KUNIT_CASE(pvk_deadline_donor),
+	{}
+};
+
+static struct kunit_suite pv_mutex_suite = {
+	.name = "pv_mutex",
+	.init = pvk_init,
+	.exit = pvk_exit,
+	.test_cases = pv_mutex_cases,
+};
+kunit_test_suite(pv_mutex_suite);
+
+MODULE_DESCRIPTION("KUnit scenarios for the PV priority-inheritance mutex");
+MODULE_LICENSE("GPL");

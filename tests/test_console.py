@@ -84,8 +84,12 @@ def test_splats_are_found(line):
 def test_clean_console_has_no_splats_and_allow_list_works():
     text = "[    0.1] Linux version 6.12.117\n[    0.2] Freeing unused kernel memory\n"
     assert console.splats(text) == []
-    warn = "[ 1.0] WARNING: CPU: 0 PID: 1 at lib/test.c:1 intended+0x0/0x1\n"
+    warn = ("[ 1.0] WARNING: CPU: 0 PID: 1 at lib/test.c:1 intended+0x0/0x1\n"
+            "[ 1.0] Modules linked in:\n[ 1.0] Call Trace:\n")
     assert console.splats(warn, allow=[r"lib/test\.c"]) == []
+    # An allowed report does not hide the next one.
+    later = warn + "x\n" * 50 + "[ 9.0] Call Trace:\n"
+    assert console.splats(later, allow=[r"lib/test\.c"]) == [(54, "Call Trace:")]
 
 
 def test_markers_and_unfinished_sections():

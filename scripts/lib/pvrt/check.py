@@ -93,6 +93,13 @@ class Check:
         return gitutil.out(["git", "-C", self.tree, "rev-list", "--reverse",
                             f"{base.BASE_REF}..HEAD"]).split()
 
+    # Known reports on the console that are not ours, with the reason.
+    KUNIT_ALLOW = [
+        # kunit.py's UML configuration enables PCI over virtio without a
+        # device id, and arch/um/drivers/virt-pci.c warns about it at boot.
+        r"WARNING: .* at arch/um/drivers/virt-pci\.c",
+    ]
+
     def kunit(self, stage, name, args, build_dir, log_name):
         kunit_py = os.path.join(self.tree, "tools/testing/kunit/kunit.py")
         from pvrt.tools import cc
@@ -114,6 +121,16 @@ class Check:
         self.res.count(stage, f"{name} ({ran} ran, {skipped} skipped)", passed,
                        failed + (0 if ok or failed else 1),
                        "" if ok else f"kunit.py exited {res.returncode}; see build/logs/{log_name}")
+        # What lockdep, KASAN, UBSAN and WARN_ON() said while the tests ran.
+        console_log = os.path.join(build_dir, "test.log")
+        if os.path.exists(console_log):
+            with open(console_log, encoding="utf-8", errors="replace") as f:
+                found = console.splats(f.read(), allow=self.KUNIT_ALLOW)
+            self.res.case(stage, f"{name}: console free of WARNING/BUG/lockdep/KASAN/UBSAN",
+                          not found, "\n".join(f"line {n}: {ln}" for n, ln in found[:20])
+                          + f"\n(console: {console_log})")
+        else:
+            self.res.case(stage, f"{name}: console log", False, f"{console_log} missing")
 
     # --- stages --------------------------------------------------------------
 

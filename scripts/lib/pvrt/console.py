@@ -49,11 +49,19 @@ def lines(text):
 
 
 def splats(text, allow=()):
-    """Lines that report a kernel bug, [(line number, text)], minus ALLOW regexes."""
+    """Lines that report a kernel bug, [(line number, text)].
+
+    A line matching one of the ALLOW regexes is not reported, and neither is
+    the "Call Trace:" of the report it starts (within the next 40 lines).
+    """
     allow_re = [re.compile(a) for a in allow]
-    found = []
+    found, allowed_until = [], 0
     for i, line in enumerate(lines(text), 1):
-        if _SPLAT.search(line) and not any(a.search(line) for a in allow_re):
+        if not _SPLAT.search(line):
+            continue
+        if any(a.search(line) for a in allow_re):
+            allowed_until = i + 40
+        elif not (line.startswith("Call Trace:") and i <= allowed_until):
             found.append((i, line))
     return found
 

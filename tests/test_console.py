@@ -99,3 +99,15 @@ def test_markers_and_unfinished_sections():
     assert console.exit_status(text) is None
     assert console.exit_status(text + "PVRT-EXIT rc=0\r\n") == 0
     assert not console.booted("PVRT-BEGIN a\n")
+
+
+def test_expected_warnings_are_bracketed():
+    text = ("    # misuse: expect a warning: unlock by non-owner\n"
+            "[ 2.0] WARNING: CPU: 0 PID: 7 at kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1\n"
+            "[ 2.0] Call Trace:\n"
+            "    # misuse: end of expected warning\n"
+            "[ 3.0] WARNING: CPU: 0 PID: 7 at kernel/foo.c:1 foo+0x1\n")
+    assert console.splats(text) == [(5, "WARNING: CPU: 0 PID: 7 at kernel/foo.c:1 foo+0x1")]
+    assert console.missing_expected(text) == []
+    quiet = "x: expect a warning: negative timeout\nok\nx: end of expected warning\n"
+    assert console.missing_expected(quiet) == [(1, "negative timeout")]

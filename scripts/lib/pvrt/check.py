@@ -125,10 +125,14 @@ class Check:
         console_log = os.path.join(build_dir, "test.log")
         if os.path.exists(console_log):
             with open(console_log, encoding="utf-8", errors="replace") as f:
-                found = console.splats(f.read(), allow=self.KUNIT_ALLOW)
+                text = f.read()
+            found = console.splats(text, allow=self.KUNIT_ALLOW)
             self.res.case(stage, f"{name}: console free of WARNING/BUG/lockdep/KASAN/UBSAN",
                           not found, "\n".join(f"line {n}: {ln}" for n, ln in found[:20])
                           + f"\n(console: {console_log})")
+            missing = console.missing_expected(text)
+            self.res.case(stage, f"{name}: every expected warning came", not missing,
+                          "; ".join(f"line {n}: {what}" for n, what in missing))
         else:
             self.res.case(stage, f"{name}: console log", False, f"{console_log} missing")
 
@@ -387,6 +391,9 @@ class Check:
         splats = res.splats()
         self.res.case("boot", "console free of WARNING/BUG/lockdep splats", not splats,
                       "\n".join(f"line {n}: {ln}" for n, ln in splats[:20]))
+        missing = console.missing_expected(res.text)
+        self.res.case("boot", "every expected warning came", not missing,
+                      "; ".join(f"line {n}: {what}" for n, what in missing))
         self.res.case("boot", "guest command finished and powered off",
                       res.rc == 0 and not res.timed_out,
                       "; ".join(res.problems()) or f"rc={res.rc}")

@@ -37,6 +37,11 @@ SPLAT_PATTERNS = [
     r"Call Trace:",
 ]
 _SPLAT = re.compile("|".join(f"(?:{p})" for p in SPLAT_PATTERNS))
+
+# A test that provokes a warning on purpose brackets it with these lines;
+# reports between them are expected, and a bracket without one is an error.
+EXPECT_BEGIN = re.compile(r"expect a warning: (.*)$")
+EXPECT_END = re.compile(r"end of expected warning$")
 _STAMP = re.compile(r"^\s*\[\s*\d+\.\d+\]\s?")
 
 
@@ -55,15 +60,35 @@ def splats(text, allow=()):
     the "Call Trace:" of the report it starts (within the next 40 lines).
     """
     allow_re = [re.compile(a) for a in allow]
-    found, allowed_until = [], 0
+    found, allowed_until, expecting = [], 0, False
     for i, line in enumerate(lines(text), 1):
-        if not _SPLAT.search(line):
+        if EXPECT_BEGIN.search(line):
+            expecting = True
+        elif EXPECT_END.search(line):
+            expecting = False
+        if not _SPLAT.search(line) or expecting:
             continue
         if any(a.search(line) for a in allow_re):
             allowed_until = i + 40
         elif not (line.startswith("Call Trace:") and i <= allowed_until):
             found.append((i, line))
     return found
+
+
+def missing_expected(text):
+    """Expected warnings that did not come: [(line number, what was expected)]."""
+    missing, begin, seen = [], None, False
+    for i, line in enumerate(lines(text), 1):
+        m = EXPECT_BEGIN.search(line)
+        if m:
+            begin, seen = (i, m.group(1)), False
+        elif EXPECT_END.search(line) and begin:
+            if not seen:
+                missing.append(begin)
+            begin = None
+        elif begin and _SPLAT.search(line):
+            seen = True
+    return missing
 
 
 def sections(text):

@@ -776,6 +776,40 @@ static void pvk_deadline_donor(struct kunit *test)
 	pvk_do(d, CMD_UNLOCK, a);
 }
 
+/*
+ * Misuse warns once and changes nothing: unlock by a task that does not
+ * own the mutex, unlock of a free mutex, a negative timeout.  The console
+ * checker of scripts/check requires each bracketed warning to appear.
+ */
+static void pvk_misuse(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+
+	pvk_do(p1, CMD_PV_LOCK, a);
+	kunit_info(test, "expect a warning: unlock by a non-owner\n");
+	pvk_do(p2, CMD_PV_UNLOCK, a);
+	kunit_info(test, "end of expected warning\n");
+	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&a->pv), p1->task);
+	EXPECT_PRIO(p1, 10);
+
+	/* The unlock warning has fired once; this one only changes nothing. */
+	pvk_do(p2, CMD_PV_UNLOCK, b);
+	KUNIT_EXPECT_FALSE(test, pv_mutex_is_locked(&b->pv));
+
+	kunit_info(test, "expect a warning: negative timeout\n");
+	p2->timeout = -1;
+	KUNIT_EXPECT_EQ(test, pvk_do(p2, CMD_LOCK_TIMEOUT, a), -EINVAL);
+	kunit_info(test, "end of expected warning\n");
+	KUNIT_EXPECT_FALSE(test, pv_queued(p2->task));
+	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&a->pv), p1->task);
+
+	pvk_do(p1, CMD_PV_UNLOCK, a);
+	KUNIT_EXPECT_FALSE(test, pv_mutex_is_locked(&a->pv));
+}
+
 static const struct pvk_ops *pvk_both[] = { &pv_ops, &rt_ops };
 
 static void pvk_ops_desc(const struct pvk_ops **ops, char *desc)
@@ -802,6 +836,7 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE(pvk_rt_mutex_coexistence),
 	KUNIT_CASE(pvk_chain_pv_to_rt),
 	KUNIT_CASE(pvk_deadline_donor),
+	KUNIT_CASE(pvk_misuse),
 	{}
 };
 

@@ -147,11 +147,14 @@ def build(top, tree, variant_name, out=None, log=print):
     t0 = time.time()
     configure(top, tree, variant, out)
     log(f"build: {variant.name}: configured, compiling in {out}")
-    targets = ["bzImage", "modules"] if variant.arch == "x86_64" else ["all"]
+    with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+        modules = "CONFIG_MODULES=y" in f.read().split("\n")
+    targets = (["bzImage"] + (["modules"] if modules else [])
+               if variant.arch == "x86_64" else ["all"])
     subprocess.run(make_cmd(out, variant.arch, *targets), cwd=tree, check=True)
     modroot = os.path.join(out, "modroot")
     subprocess.run(["rm", "-rf", modroot], check=True)
-    if variant.arch == "x86_64":
+    if variant.arch == "x86_64" and modules:
         subprocess.run(make_cmd(out, variant.arch, "modules_install",
                                 extra=[f"INSTALL_MOD_PATH={modroot}", "INSTALL_MOD_STRIP=1",
                                        "DEPMOD=true"]),

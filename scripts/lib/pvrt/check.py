@@ -349,6 +349,12 @@ class Check:
                           f" ({', '.join(files)})", res.returncode == 0 and not bad,
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
 
+    def st_allnoconfig(self):
+        out = build.build(self.top, self.tree, "allnoconfig",
+                          log=lambda m: print("  " + m, flush=True))
+        self.res.case("x86_64", "allnoconfig (every feature off) builds",
+                      os.path.exists(build.kernel_image(out)))
+
     def st_x86_kunit(self):
         kcfgs = self.kunitconfigs(self.tree)
         self.kunit("kunit-x86_64", "KUnit on x86_64, QEMU -smp 2",
@@ -419,6 +425,7 @@ class Check:
         ("bisect", "every patch builds (incremental UML)", "st_bisect"),
         ("kunit-uml", "KUnit on UML", "st_uml_kunit"),
         ("x86_64", "x86_64 build, W=1 and sparse", "st_x86_build"),
+        ("allnoconfig", "x86_64 allnoconfig builds", "st_allnoconfig"),
         ("kunit-x86_64", "KUnit on x86_64 under QEMU", "st_x86_kunit"),
         ("boot", "validation boot: locktorture and cyclictest smoke", "st_boot"),
         ("kunit-debug", "KUnit on x86_64 with the debug fragment", "st_debug_kunit"),

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pvrt.bench_pv_mutex: parsing the module's lines and the tables."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts", "lib"))
+from pvrt import bench_pv_mutex as bench  # noqa: E402
+
+
+def test_parse_and_tables():
+    text = ("[ 1.0] pv_mutex_bench: uncontended pv_mutex 50\n"
+            "[ 1.0] pv_mutex_bench: uncontended rt_mutex 100\n"
+            "[ 1.0] pv_mutex_bench: uncontended mutex 40\n"
+            "[ 2.0] pv_mutex_bench: chain pv_mutex 1 1000\n"
+            "[ 2.0] pv_mutex_bench: chain rt_mutex 1 2000\n"
+            "[ 2.0] pv_mutex_bench: chain pv_mutex 2 1500\n"
+            "[ 2.0] pv_mutex_bench: chain rt_mutex 2 3000\n"
+            "[ 3.0] pv_mutex_bench: done\n")
+    unc, chain, done = bench.parse(text)
+    assert done and unc == {"pv_mutex": 50, "rt_mutex": 100, "mutex": 40}
+    assert chain == {"pv_mutex": {1: 1000, 2: 1500}, "rt_mutex": {1: 2000, 2: 3000}}
+    out = bench.tables(unc, chain)
+    assert "pv_mutex         50         0.50" in out
+    assert "per chain level (least-squares slope): pv_mutex 500 ns, rt_mutex 1000 ns," \
+           " pv/rt 0.50" in out
+
+
+def test_slope_is_least_squares():
+    assert bench.slope([(1, 2), (2, 4), (4, 8)]) == 2
+    assert bench.slope([(1, 5)]) is None

@@ -45,9 +45,9 @@ MODULE_PARM_DESC(max_depth, "longest chain, doubling from 1 (default 64, at most
 
 /* One lock under test; the ops vector says which member is in use. */
 union bench_lock {
-	struct pv_mutex pv;	/* pv_ops */
-	struct rt_mutex rt;	/* rt_ops */
-	struct mutex m;		/* m_ops */
+	struct pv_mutex pv;	/* bench_pv_ops */
+	struct rt_mutex rt;	/* bench_rt_ops */
+	struct mutex m;		/* bench_m_ops */
 };
 
 struct bench_ops {
@@ -72,15 +72,15 @@ static void b_m_init(union bench_lock *l) { mutex_init(&l->m); }
 static void b_m_lock(union bench_lock *l) { mutex_lock(&l->m); }
 static void b_m_unlock(union bench_lock *l) { mutex_unlock(&l->m); }
 
-static const struct bench_ops pv_ops = {
+static const struct bench_ops bench_pv_ops = {
 	"pv_mutex", b_pv_init, b_pv_lock, b_pv_unlock, b_pv_queued,
 };
 
-static const struct bench_ops rt_ops = {
+static const struct bench_ops bench_rt_ops = {
 	"rt_mutex", b_rt_init, b_rt_lock, b_rt_unlock, b_rt_queued,
 };
 
-static const struct bench_ops m_ops = {
+static const struct bench_ops bench_m_ops = {
 	"mutex", b_m_init, b_m_lock, b_m_unlock, NULL,
 };
 
@@ -219,8 +219,8 @@ out_free:
 
 static int __init pv_mutex_bench_init(void)
 {
-	static const struct bench_ops *all[] = { &pv_ops, &rt_ops, &m_ops };
-	static const struct bench_ops *pi[] = { &pv_ops, &rt_ops };
+	static const struct bench_ops *all[] = { &bench_pv_ops, &bench_rt_ops, &bench_m_ops };
+	static const struct bench_ops *pi[] = { &bench_pv_ops, &bench_rt_ops };
 	int i, depth;
 
 	if (loops < 1 || walks < 1 || max_depth < 1 || max_depth > 256) {

@@ -33,6 +33,7 @@
 #define FIFO(p)		(MAX_RT_PRIO - 1 - (p))
 #define CONTROLLER_PRIO	90
 #define WAIT_LIMIT	(10 * HZ)
+#define PVK_NLOCKS	4
 
 union pvk_lock {
 	struct pv_mutex pv;
@@ -63,7 +64,7 @@ static int rt_lock_intr(union pvk_lock *l) { return rt_mutex_lock_interruptible(
 static void rt_unlock(union pvk_lock *l) { rt_mutex_unlock(&l->rt); }
 static bool rt_queued(struct task_struct *t) { return READ_ONCE(t->pi_blocked_on); }
 
-static const struct pvk_ops pv_ops = {
+static const struct pvk_ops pvk_pv_ops = {
 	.name = "pv_mutex", .init = pv_init, .lock = pv_lock,
 	.lock_interruptible = pv_lock_intr, .lock_timeout = pv_lock_to,
 	.unlock = pv_unlock, .queued = pv_queued, .detects_deadlock = true,
@@ -75,7 +76,7 @@ static const struct pvk_ops pv_ops = {
  * CONFIG_DEBUG_RT_MUTEXES a cycle simply blocks, with it the task warns and
  * then blocks for good (rt_mutex_handle_deadlock()).
  */
-static const struct pvk_ops rt_ops = {
+static const struct pvk_ops pvk_rt_ops = {
 	.name = "rt_mutex", .init = rt_init, .lock = rt_lock,
 	.lock_interruptible = rt_lock_intr, .unlock = rt_unlock,
 	.queued = rt_queued,
@@ -103,8 +104,8 @@ struct pvk_worker {
 struct pvk_ctx {
 	struct kunit		*test;
 	const struct pvk_ops	*ops;
-	union pvk_lock		locks[4];
-	struct lock_class_key	keys[4];
+	union pvk_lock		locks[PVK_NLOCKS];
+	struct lock_class_key	keys[PVK_NLOCKS];
 	struct pvk_worker	workers[6];
 	int			nworkers;
 	bool			stop_spin;
@@ -271,7 +272,7 @@ static void pvk_lock_init(struct pvk_ctx *ctx, union pvk_lock *l,
 	struct lock_class_key *key = &ctx->keys[l - ctx->locks];
 
 	ops->init(l);
-	if (ops == &rt_ops)
+	if (ops == &pvk_rt_ops)
 		lockdep_set_class(&l->rt, key);
 	else
 		lockdep_set_class(&l->pv, key);
@@ -286,8 +287,8 @@ static int pvk_init(struct kunit *test)
 	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	ctx->test = test;
-	ctx->ops = param ? *param : &pv_ops;
-	for (i = 0; i < ARRAY_SIZE(ctx->locks); i++) {
+	ctx->ops = param ? *param : &pvk_pv_ops;
+	for (i = 0; i < PVK_NLOCKS; i++) {
 		lockdep_register_key(&ctx->keys[i]);
 		pvk_lock_init(ctx, &ctx->locks[i], ctx->ops);
 	}
@@ -320,7 +321,7 @@ static void pvk_exit(struct kunit *test)
 		put_task_struct(w->task);
 	}
 	/* A stuck worker may still hold a lock of these classes: leak them. */
-	for (i = 0; !stuck && i < ARRAY_SIZE(ctx->keys); i++)
+	for (i = 0; !stuck && i < PVK_NLOCKS; i++)
 		lockdep_unregister_key(&ctx->keys[i]);
 }
 
@@ -721,7 +722,7 @@ static void pvk_rt_mutex_coexistence(struct kunit *test)
 	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
 	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
 
-	pvk_lock_init(ctx, r, &rt_ops);
+	pvk_lock_init(ctx, r, &pvk_rt_ops);
 	/* pv donor on top, pv released first */
 	pvk_do(p1, CMD_PV_LOCK, a);
 	pvk_do(p1, CMD_RT_LOCK, r);
@@ -766,7 +767,7 @@ static void pvk_chain_pv_to_rt(struct kunit *test)
 	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
 	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
 
-	pvk_lock_init(ctx, r, &rt_ops);
+	pvk_lock_init(ctx, r, &pvk_rt_ops);
 	pvk_do(x, CMD_RT_LOCK, r);
 	pvk_do(p1, CMD_PV_LOCK, a);
 	pvk_block(p1, CMD_RT_LOCK, r);
@@ -843,7 +844,7 @@ static void pvk_misuse(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, pv_mutex_is_locked(&a->pv));
 }
 
-static const struct pvk_ops *pvk_both[] = { &pv_ops, &rt_ops };
+static const struct pvk_ops *pvk_both[] = { &pvk_pv_ops, &pvk_rt_ops };
 
 static void pvk_ops_desc(const struct pvk_ops **ops, char *desc)
 {

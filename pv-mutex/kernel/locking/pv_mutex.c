@@ -617,29 +617,55 @@ out_fixup:
 	return ret;
 }
 
-static int __pv_mutex_lock(struct pv_mutex *lock, unsigned int state,
-			   unsigned int subclass, struct hrtimer_sleeper *to)
+/*
+ * The slow paths are out of line ("noinline __sched", as in mutex.c): the
+ * fast paths then need no stack frame and the slow paths show up on perf
+ * profiles.
+ */
+static noinline int __sched pv_mutex_lock_slowpath(struct pv_mutex *lock,
+						   unsigned int state,
+						   struct hrtimer_sleeper *to,
+						   unsigned long ip)
 {
-	int ret;
+	int ret = pv_mutex_slowlock(lock, state, to);
 
-	might_sleep();
-	mutex_acquire(&lock->dep_map, subclass, 0, _RET_IP_);
-	if (likely(pv_fast_lock(lock)))
-		return 0;
-	ret = pv_mutex_slowlock(lock, state, to);
 	if (ret)
-		mutex_release(&lock->dep_map, _RET_IP_);
+		mutex_release(&lock->dep_map, ip);
 	return ret;
 }
 
 /* A void lock has no way to report a cycle: say so, then block for good. */
-static void pv_mutex_deadlocked(struct pv_mutex *lock)
+static noinline void __sched pv_mutex_lock_slowpath_void(struct pv_mutex *lock,
+							 unsigned long ip)
 {
+	if (!pv_mutex_lock_slowpath(lock, TASK_UNINTERRUPTIBLE, NULL, ip))
+		return;
 	WARN_ONCE(1, "pv_mutex: deadlock detected acquiring %p\n", lock);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		schedule();
 	}
+}
+
+static __always_inline int __pv_mutex_lock(struct pv_mutex *lock,
+					   unsigned int state,
+					   unsigned int subclass)
+{
+	might_sleep();
+	mutex_acquire(&lock->dep_map, subclass, 0, _RET_IP_);
+	if (likely(pv_fast_lock(lock)))
+		return 0;
+	return pv_mutex_lock_slowpath(lock, state, NULL, _RET_IP_);
+}
+
+static __always_inline void __pv_mutex_lock_void(struct pv_mutex *lock,
+						 unsigned int subclass)
+{
+	might_sleep();
+	mutex_acquire(&lock->dep_map, subclass, 0, _RET_IP_);
+	if (likely(pv_fast_lock(lock)))
+		return;
+	pv_mutex_lock_slowpath_void(lock, _RET_IP_);
 }
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -650,8 +676,7 @@ static void pv_mutex_deadlocked(struct pv_mutex *lock)
  */
 void __sched pv_mutex_lock_nested(struct pv_mutex *lock, unsigned int subclass)
 {
-	if (__pv_mutex_lock(lock, TASK_UNINTERRUPTIBLE, subclass, NULL))
-		pv_mutex_deadlocked(lock);
+	__pv_mutex_lock_void(lock, subclass);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock_nested);
 #endif
@@ -669,8 +694,7 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock_nested);
  */
 void __sched pv_mutex_lock(struct pv_mutex *lock)
 {
-	if (__pv_mutex_lock(lock, TASK_UNINTERRUPTIBLE, 0, NULL))
-		pv_mutex_deadlocked(lock);
+	__pv_mutex_lock_void(lock, 0);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock);
 
@@ -684,7 +708,7 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock);
  */
 int __sched pv_mutex_lock_interruptible(struct pv_mutex *lock)
 {
-	return __pv_mutex_lock(lock, TASK_INTERRUPTIBLE, 0, NULL);
+	return __pv_mutex_lock(lock, TASK_INTERRUPTIBLE, 0);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock_interruptible);
 
@@ -697,7 +721,7 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock_interruptible);
  */
 int __sched pv_mutex_lock_killable(struct pv_mutex *lock)
 {
-	return __pv_mutex_lock(lock, TASK_KILLABLE, 0, NULL);
+	return __pv_mutex_lock(lock, TASK_KILLABLE, 0);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock_killable);
 
@@ -770,11 +794,19 @@ EXPORT_SYMBOL_GPL(pv_mutex_trylock);
 
 /* --- release ------------------------------------------------------------- */
 
-static void __sched pv_mutex_slowunlock(struct pv_mutex *lock)
+static noinline void __sched pv_mutex_slowunlock(struct pv_mutex *lock,
+						 unsigned long ip)
 {
 	struct pv_mutex_waiter *top;
 	DEFINE_WAKE_Q(wake_q);
 	unsigned long flags;
+
+	/* The fast path failed: waiters, or misuse.  Only the owner unlocks. */
+	if (WARN_ONCE(pv_owner(lock) != current,
+		      "pv_mutex: unlock of %p by %s (%d), owner %p\n", lock,
+		      current->comm, task_pid_nr(current), pv_owner(lock)))
+		return;
+	mutex_release(&lock->dep_map, ip);
 
 	raw_spin_lock_irqsave(&lock->wait_lock, flags);
 	top = pv_top_waiter(lock);
@@ -814,15 +846,12 @@ static void __sched pv_mutex_slowunlock(struct pv_mutex *lock)
  */
 void __sched pv_mutex_unlock(struct pv_mutex *lock)
 {
-	if (WARN_ONCE(pv_owner(lock) != current,
-		      "pv_mutex: unlock of %p by %s (%d), owner %p\n", lock,
-		      current->comm, task_pid_nr(current), pv_owner(lock)))
+	/* Succeeds only for the owner of a mutex without waiters. */
+	if (likely(pv_fast_unlock(lock))) {
+		mutex_release(&lock->dep_map, _RET_IP_);
 		return;
-
-	mutex_release(&lock->dep_map, _RET_IP_);
-	if (likely(pv_fast_unlock(lock)))
-		return;
-	pv_mutex_slowunlock(lock);
+	}
+	pv_mutex_slowunlock(lock, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_unlock);
 

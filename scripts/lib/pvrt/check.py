@@ -17,9 +17,23 @@ import tempfile
 import time
 
 from pvrt import base, boot, build, console, gitutil, series
+from pvrt.tools import cc
 
 KUNIT_SUMMARY = re.compile(r"Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?"
                            r"(?:, crashed: (\d+))?(?:, skipped: (\d+))?(?:, errors: (\d+))?")
+
+
+def kunit_counts(tree, log_path):
+    """(passed, failed) of the KUnit results on a console log (kunit.py parse), or None."""
+    res = subprocess.run([sys.executable, os.path.join(tree, "tools/testing/kunit/kunit.py"),
+                          "parse", os.path.abspath(log_path)], cwd=tree, capture_output=True,
+                         text=True)
+    m = None
+    for m in KUNIT_SUMMARY.finditer(res.stdout):
+        pass
+    if not m or int(m.group(1)) == 0:
+        return None
+    return int(m.group(2)), sum(int(m.group(i) or 0) for i in (3, 4, 6))
 
 
 class Results:
@@ -102,7 +116,6 @@ class Check:
 
     def kunit(self, stage, name, args, build_dir, log_name):
         kunit_py = os.path.join(self.tree, "tools/testing/kunit/kunit.py")
-        from pvrt.tools import cc
         cmd = [sys.executable, kunit_py] + args + [f"--build_dir={build_dir}"]
         if args[0] != "exec":           # exec neither builds nor takes make options
             cmd += [f"--jobs={build.jobs()}", f"--make_options=CC={cc()}"]
@@ -251,7 +264,6 @@ class Check:
             subject = gitutil.out(["git", "-C", self.tree, "log", "-1", "--format=%s", commit])
             gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
             kcfgs = self.kunitconfigs(wt)
-            from pvrt.tools import cc
             res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "build",
                             f"--build_dir={out}", f"--jobs={build.jobs()}",
                             f"--make_options=CC={cc()}"] +
@@ -329,7 +341,6 @@ class Check:
         objs, skipped = self.lint_objects(out, cfiles)
         for f in skipped:
             print(f"  (not built in the project config, not linted: {f})")
-        from pvrt.tools import cc
         diag = re.compile(r"^(\S+?):(\d+):(?:\d+:)? (warning|error): (.*)$")
         for obj, files in sorted(objs.items()):
             res = self.run(["make", f"O={out}", f"CC={cc()}", "W=1", "C=2", obj],
@@ -407,15 +418,9 @@ class Check:
                       "; ".join(res.problems()) or f"rc={res.rc}")
         # In-kernel tests built into the validation kernel (the series' suites).
         if build.series_kunitconfigs(self.top, self.tree):
-            kunit_py = os.path.join(self.tree, "tools/testing/kunit/kunit.py")
-            pr = self.run([sys.executable, kunit_py, "parse", res.log_path], cwd=self.tree)
-            m = None
-            for m in KUNIT_SUMMARY.finditer(pr.stdout):
-                pass
-            if m:
-                failed = sum(int(m.group(i) or 0) for i in (3, 4, 6))
-                self.res.count("boot", "KUnit suites built into the validation kernel",
-                               int(m.group(2)), failed)
+            counts = kunit_counts(self.tree, res.log_path)
+            if counts:
+                self.res.count("boot", "KUnit suites built into the validation kernel", *counts)
             else:
                 self.res.case("boot", "KUnit suites built into the validation kernel", False,
                               "no KUnit results on the console")

@@ -12,29 +12,16 @@ histograms) and a plot go to build/results/.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 from pvrt import apply as apply_mod
 from pvrt import boot, build, console
-from pvrt.check import KUNIT_SUMMARY
+from pvrt.check import kunit_counts
 
 
 def log(msg):
     print(f"validate: {msg}", file=sys.stderr, flush=True)
-
-
-def kunit_counts(tree, log_path):
-    """(passed, failed) of the KUnit suites on a console log, or None if it has none."""
-    res = subprocess.run([sys.executable, os.path.join(tree, "tools/testing/kunit/kunit.py"),
-                          "parse", log_path], cwd=tree, capture_output=True, text=True)
-    m = None
-    for m in KUNIT_SUMMARY.finditer(res.stdout):
-        pass
-    if not m or int(m.group(1)) == 0:
-        return None
-    return int(m.group(2)), sum(int(m.group(i) or 0) for i in (3, 4, 6))
 
 
 def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):

@@ -73,12 +73,31 @@ def parse_fragment(text):
     return vals
 
 
-def series_kunitconfigs(top, tree):
+# A .kunitconfig whose comments say "x86_64 only" (e.g. the IKT suite: UML
+# cannot force-thread interrupts) is left out of UML builds.
+ONLY_ARCH = re.compile(r"^#.*\b(x86_64) only\b", re.M)
+
+
+def kunitconfig_arch(path):
+    """The one architecture a .kunitconfig is restricted to, or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            m = ONLY_ARCH.search(f.read())
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def series_kunitconfigs(top, tree, arch=None):
+    """Every .kunitconfig the series adds; for ARCH, those that run there."""
     paths = []
     for patch in series.load(top):
         for _repo, kpath in patch.files:
             if os.path.basename(kpath) == ".kunitconfig":
-                paths.append(os.path.join(tree, kpath))
+                path = os.path.join(tree, kpath)
+                only = kunitconfig_arch(path)
+                if arch is None or only is None or only == arch:
+                    paths.append(path)
     return paths
 
 

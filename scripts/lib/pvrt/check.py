@@ -19,6 +19,10 @@ import time
 from pvrt import base, boot, build, console, gitutil, series
 from pvrt.tools import cc
 
+# Boot parameters the KUnit runs need: the ikt suite checks that an
+# ikt.prio= rule reaches the thread of the action it names.
+KUNIT_BOOT_ARGS = "ikt.prio=ikt-kunit-boot:61"
+
 KUNIT_SUMMARY = re.compile(r"Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?"
                            r"(?:, crashed: (\d+))?(?:, skipped: (\d+))?(?:, errors: (\d+))?")
 
@@ -263,7 +267,7 @@ class Check:
         for i, commit in enumerate(commits, 1):
             subject = gitutil.out(["git", "-C", self.tree, "log", "-1", "--format=%s", commit])
             gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
-            kcfgs = self.kunitconfigs(wt)
+            kcfgs = self.kunitconfigs(wt, "um")
             res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "build",
                             f"--build_dir={out}", f"--jobs={build.jobs()}",
                             f"--make_options=CC={cc()}"] +
@@ -273,10 +277,10 @@ class Check:
                           res.returncode == 0, self.tail(res.output))
         self.uml_build = out
 
-    def kunitconfigs(self, tree):
+    def kunitconfigs(self, tree, arch):
         """The project's KUnit configuration: variants/kunit.config + the series' own."""
         return [os.path.join(self.top, "variants", "kunit.config")] + [
-            p for p in build.series_kunitconfigs(self.top, tree) if os.path.exists(p)]
+            p for p in build.series_kunitconfigs(self.top, tree, arch) if os.path.exists(p)]
 
     def st_uml_kunit(self):
         self.kunit("kunit-uml", "KUnit on UML", ["exec"], self.uml_build, "kunit-uml.log")
@@ -369,17 +373,19 @@ class Check:
                       os.path.exists(build.kernel_image(out)))
 
     def st_x86_kunit(self):
-        kcfgs = self.kunitconfigs(self.tree)
+        kcfgs = self.kunitconfigs(self.tree, "x86_64")
         self.kunit("kunit-x86_64", "KUnit on x86_64, QEMU -smp 2",
-                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=900"] +
+                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=900",
+                    f"--kernel_args={KUNIT_BOOT_ARGS}"] +
                    [f"--kunitconfig={k}" for k in kcfgs],
                    os.path.join(self.bdir, "out", "kunit-x86_64"), "kunit-x86_64.log")
 
     def st_debug_kunit(self):
-        kcfgs = self.kunitconfigs(self.tree) + [
+        kcfgs = self.kunitconfigs(self.tree, "x86_64") + [
             os.path.join(self.top, "variants", "fragments", "debug.config")]
         self.kunit("kunit-debug", "KUnit on x86_64 with lockdep, KASAN, UBSAN",
-                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=1500"] +
+                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=1500",
+                    f"--kernel_args={KUNIT_BOOT_ARGS}"] +
                    [f"--kunitconfig={k}" for k in kcfgs],
                    os.path.join(self.bdir, "out", "kunit-debug"), "kunit-debug.log")
 
@@ -388,7 +394,8 @@ class Check:
         cmd = "locktorture rtmutex_lock 15 nwriters_stress=4 && cyclictest-load 10 hackbench"
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
-                        modroot=os.path.join(out, "modroot"), smp=2, timeout=900)
+                        modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
+                        append=" ".join(build.Variant("project", self.top).cmdline))
         self.res.case("boot", "validation kernel boots to userspace (QEMU -smp 2)", res.booted,
                       f"see {res.log_path}")
         secs = res.sections()

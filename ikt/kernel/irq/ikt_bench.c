@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interrupt response time of a hard and a threaded handler, at module load.
+ *
+ * Copyright (C) 2026 PV-RT Developers
+ *
+ * The interrupt response time (IRT) of Heursch et al. (2004): from raising
+ * an interrupt to the first instruction of its handler.  The interrupt
+ * comes from an interrupt simulator line, raised with
+ * irq_set_irqchip_state() on this CPU (an irq_work: a self-IPI on x86), so
+ * both handlers see the same hardware path.  Two requests are measured:
+ *
+ *   hard    requested with IRQF_NO_THREAD: runs in hard interrupt context
+ *   thread  a plain request_irq(): threaded by IKT, or by mainline forced
+ *           threading when booted with "ikt=off threadirqs"
+ *
+ * Printed for scripts/bench-ikt to read:
+ *
+ *   ikt_bench: result <mode> threaded=<0|1> prio=<p> samples=<n> min=<ns>
+ *              avg=<ns> p50=<ns> p99=<ns> max=<ns>
+ *   ikt_bench: hist <mode> <us> <count>     (non-zero 1 us buckets)
+ *   ikt_bench: done
+ */
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irq_sim.h>
+#include <linux/irqdomain.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+static int samples = 1000;
+module_param(samples, int, 0444);
+MODULE_PARM_DESC(samples, "interrupts raised per handler (default 1000, at most 100000)");
+
+static int gap_us = 500;
+module_param(gap_us, int, 0444);
+MODULE_PARM_DESC(gap_us, "sleep between two interrupts, gap_us..2*gap_us (default 500)");
+
+static int prio;
+module_param(prio, int, 0444);
+MODULE_PARM_DESC(prio, "irq_set_thread_priority() for the threaded handler (default 0: leave it)");
+
+struct ikt_bench {
+	struct completion done;
+	u64 raised;
+	u64 *ns;
+	int n;
+	bool threaded;
+	unsigned int prio;
+};
+
+static irqreturn_t ikt_bench_handler(int irq, void *dev_id)
+{
+	u64 now = local_clock();
+	struct ikt_bench *b = dev_id;
+
+	b->ns[b->n] = now - b->raised;
+	b->threaded = !in_hardirq();
+	b->prio = current->rt_priority;
+	complete(&b->done);
+	return IRQ_HANDLED;
+}
+
+static int ikt_bench_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void ikt_bench_report(const char *mode, struct ikt_bench *b)
+{
+	u64 sum = 0;
+	int i, start;
+
+	sort(b->ns, b->n, sizeof(u64), ikt_bench_cmp, NULL);
+	for (i = 0; i < b->n; i++)
+		sum += b->ns[i];
+	pr_info("ikt_bench: result %s threaded=%d prio=%u samples=%d min=%llu avg=%llu p50=%llu p99=%llu max=%llu\n",
+		mode, b->threaded, b->prio, b->n, b->ns[0], div_u64(sum, b->n),
+		b->ns[b->n / 2], b->ns[(b->n * 99) / 100], b->ns[b->n - 1]);
+	for (start = 0; start < b->n; ) {
+		u64 us = div_u64(b->ns[start], NSEC_PER_USEC);
+
+		for (i = start; i < b->n && div_u64(b->ns[i], NSEC_PER_USEC) == us; i++)
+			;
+		pr_info("ikt_bench: hist %s %llu %d\n", mode, us, i - start);
+		start = i;
+	}
+}
+
+static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode,
+			 u64 *buf)
+{
+	struct ikt_bench b = { .ns = buf };
+	int ret;
+
+	init_completion(&b.done);
+	ret = request_irq(irq, ikt_bench_handler, flags, "ikt-bench", &b);
+	if (ret)
+		return ret;
+	if (prio && !(flags & IRQF_NO_THREAD)) {
+		ret = irq_set_thread_priority(irq, prio);
+		if (ret)
+			goto out;
+	}
+	for (b.n = 0; b.n < samples; ) {
+		reinit_completion(&b.done);
+		preempt_disable();
+		b.raised = local_clock();
+		ret = irq_set_irqchip_state(irq, IRQCHIP_STATE_PENDING, true);
+		preempt_enable();
+		if (ret)
+			goto out;
+		if (!wait_for_completion_timeout(&b.done, HZ)) {
+			ret = -ETIMEDOUT;
+			goto out;
+		}
+		b.n++;
+		usleep_range(gap_us, 2 * gap_us);
+	}
+	ikt_bench_report(mode, &b);
+out:
+	free_irq(irq, &b);
+	return ret;
+}
+
+static int __init ikt_bench_init(void)
+{
+	struct fwnode_handle *fwnode;
+	struct irq_domain *domain;
+	unsigned int irq;
+	u64 *buf;
+	int ret;
+
+	if (samples < 1 || samples > 100000 || gap_us < 1 || gap_us > 1000000 ||
+	    prio < 0 || prio > MAX_RT_PRIO - 1)
+		return -EINVAL;
+	buf = kvcalloc(samples, sizeof(u64), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	fwnode = irq_domain_alloc_named_fwnode("ikt-bench");
+	if (!fwnode) {
+		ret = -ENOMEM;
+		goto free_buf;
+	}
+	domain = irq_domain_create_sim(fwnode, 1);
+	if (IS_ERR(domain)) {
+		ret = PTR_ERR(domain);
+		goto free_fwnode;
+	}
+	irq = irq_create_mapping(domain, 0);
+	if (!irq) {
+		ret = -ENOMEM;
+		goto remove_domain;
+	}
+
+	ret = ikt_bench_run(irq, IRQF_NO_THREAD, "hard", buf);
+	if (!ret)
+		ret = ikt_bench_run(irq, 0, "thread", buf);
+	if (ret)
+		pr_err("ikt_bench: failed: %d\n", ret);
+	else
+		pr_info("ikt_bench: done\n");
+
+	irq_dispose_mapping(irq);
+remove_domain:
+	irq_domain_remove_sim(domain);
+free_fwnode:
+	irq_domain_free_fwnode(fwnode);
+free_buf:
+	kvfree(buf);
+	return ret;
+}
+module_init(ikt_bench_init);
+
+static void __exit ikt_bench_exit(void)
+{
+}
+module_exit(ikt_bench_exit);
+
+MODULE_DESCRIPTION("Interrupt response time of hard and threaded handlers");
+MODULE_LICENSE("GPL");

@@ -490,8 +490,6 @@ fs_initcall(ikt_proc_init);
 
 static int __init ikt_announce(void)
 {
-	BUILD_BUG_ON(CONFIG_IKT_DEFAULT_PRIO < 1 ||
-		     CONFIG_IKT_DEFAULT_PRIO > MAX_RT_PRIO - 1);
 	if (ikt_enabled)
 		pr_info("interrupt handlers but the timer's run in threads, SCHED_FIFO %d by default\n",
 			CONFIG_IKT_DEFAULT_PRIO);

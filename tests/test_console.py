@@ -111,3 +111,31 @@ def test_expected_warnings_are_bracketed():
     assert console.missing_expected(text) == []
     quiet = "x: expect a warning: negative timeout\nok\nx: end of expected warning\n"
     assert console.missing_expected(quiet) == [(1, "negative timeout")]
+
+
+IKT_REPORT = """\
+# IKT on; threads default to SCHED_FIFO 50
+#  irq action               mode         pid prio reason
+     0 timer                hard           -    - timer
+     4 ttyS0                threaded     173   50 -
+    24 virtio0-req          threaded     180   80 -
+    24 virtio0-req          threaded     181   80 secondary
+     9 acpi                 hard           -    - ikt_off
+# not listed: architecture vectors that are not interrupt descriptors
+# (local APIC timer, IPIs, irq_work, ...): always hard
+""".splitlines()
+
+
+def test_ikt_report_rows_and_unjustified():
+    rows = console.ikt_report(IKT_REPORT)
+    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9]
+    assert rows[0] == {"irq": 0, "action": "timer", "mode": "hard", "pid": None,
+                       "prio": None, "reason": "timer"}
+    assert rows[1]["pid"] == 173 and rows[1]["prio"] == 50 and rows[1]["reason"] is None
+    assert rows[3]["reason"] == "secondary"
+    assert [r["action"] for r in console.ikt_unjustified(rows)] == ["acpi"]
+
+
+def test_ikt_report_needs_header():
+    with pytest.raises(ValueError):
+        console.ikt_report(["     0 timer hard - - timer"])

@@ -7,8 +7,11 @@
  * The interrupt response time (IRT) of Heursch et al. (2004): from raising
  * an interrupt to the first instruction of its handler.  The interrupt
  * comes from an interrupt simulator line, raised with
- * irq_set_irqchip_state() on this CPU (an irq_work: a self-IPI on x86), so
- * both handlers see the same hardware path.  Two requests are measured:
+ * irq_set_irqchip_state() (an irq_work: a self-IPI on x86), so both
+ * handlers see the same hardware path.  It is raised from a hard hrtimer
+ * at a random point in time, like a device interrupt, whatever the CPU is
+ * doing then: the load runs into the measurement, not around it.  Two
+ * requests are measured:
  *
  *   hard    requested with IRQF_NO_THREAD: runs in hard interrupt context
  *   thread  a plain request_irq(): threaded by IKT, or by mainline forced
@@ -23,12 +26,13 @@
  */
 
 #include <linux/completion.h>
-#include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/irq_sim.h>
 #include <linux/irqdomain.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
@@ -40,7 +44,7 @@ MODULE_PARM_DESC(samples, "interrupts raised per handler (default 1000, at most 
 
 static int gap_us = 500;
 module_param(gap_us, int, 0444);
-MODULE_PARM_DESC(gap_us, "sleep between two interrupts, gap_us..2*gap_us (default 500)");
+MODULE_PARM_DESC(gap_us, "time between two interrupts, random in gap_us..2*gap_us (default 500)");
 
 static int prio;
 module_param(prio, int, 0444);
@@ -48,6 +52,9 @@ MODULE_PARM_DESC(prio, "irq_set_thread_priority() for the threaded handler (defa
 
 struct ikt_bench {
 	struct completion done;
+	struct hrtimer timer;
+	unsigned int irq;
+	int raise_ret;
 	u64 raised;
 	u64 *ns;
 	int n;
@@ -65,6 +72,18 @@ static irqreturn_t ikt_bench_handler(int irq, void *dev_id)
 	b->prio = current->rt_priority;
 	complete(&b->done);
 	return IRQ_HANDLED;
+}
+
+/* The "device": raises the interrupt from hard interrupt context. */
+static enum hrtimer_restart ikt_bench_raise(struct hrtimer *timer)
+{
+	struct ikt_bench *b = container_of(timer, struct ikt_bench, timer);
+
+	b->raised = local_clock();
+	b->raise_ret = irq_set_irqchip_state(b->irq, IRQCHIP_STATE_PENDING, true);
+	if (b->raise_ret)
+		complete(&b->done);
+	return HRTIMER_NORESTART;
 }
 
 static int ikt_bench_cmp(const void *a, const void *b)
@@ -98,10 +117,12 @@ static void ikt_bench_report(const char *mode, struct ikt_bench *b)
 static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode,
 			 u64 *buf)
 {
-	struct ikt_bench b = { .ns = buf };
+	struct ikt_bench b = { .ns = buf, .irq = irq };
 	int ret;
 
 	init_completion(&b.done);
+	hrtimer_init(&b.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	b.timer.function = ikt_bench_raise;
 	ret = request_irq(irq, ikt_bench_handler, flags, "ikt-bench", &b);
 	if (ret)
 		return ret;
@@ -111,19 +132,21 @@ static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode
 			goto out;
 	}
 	for (b.n = 0; b.n < samples; ) {
+		u32 gap = gap_us + get_random_u32_below(gap_us + 1);
+
 		reinit_completion(&b.done);
-		preempt_disable();
-		b.raised = local_clock();
-		ret = irq_set_irqchip_state(irq, IRQCHIP_STATE_PENDING, true);
-		preempt_enable();
-		if (ret)
-			goto out;
+		hrtimer_start(&b.timer, ns_to_ktime((u64)gap * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_HARD);
 		if (!wait_for_completion_timeout(&b.done, HZ)) {
+			hrtimer_cancel(&b.timer);
 			ret = -ETIMEDOUT;
 			goto out;
 		}
+		hrtimer_cancel(&b.timer);
+		ret = b.raise_ret;
+		if (ret)
+			goto out;
 		b.n++;
-		usleep_range(gap_us, 2 * gap_us);
 	}
 	ikt_bench_report(mode, &b);
 out:

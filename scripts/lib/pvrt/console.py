@@ -187,6 +187,43 @@ def cyclictest(section_lines):
                    sum(meta["Avg"]) / len(meta["Avg"]), max(meta["Max"]))
 
 
+# Why a handler may stay in hard interrupt context (Documentation/core-api/
+# irq/ikt.rst); "ikt_off", "oneshot" and "unknown" are not justified on a
+# kernel booted with IKT on.
+IKT_JUSTIFIED = frozenset({"timer", "nmi", "percpu", "no_thread", "not_threadable",
+                           "chained"})
+
+
+def ikt_report(section_lines):
+    """Rows of /proc/irq/ikt: [{irq, action, mode, pid, prio, reason}].
+
+    pid and prio are None where the file shows "-".  Raises ValueError if no
+    header line is found.
+    """
+    rows, header = [], False
+    for line in section_lines:
+        line = line.strip()
+        if line.startswith("#"):
+            header = header or re.match(r"^#\s+irq\s+action\s+mode\s+pid\s+prio\s+reason$",
+                                        line) is not None
+            continue
+        f = line.split()
+        if len(f) != 6 or not f[0].isdigit():
+            continue
+        rows.append({"irq": int(f[0]), "action": f[1], "mode": f[2],
+                     "pid": int(f[3]) if f[3].isdigit() else None,
+                     "prio": int(f[4]) if f[4].isdigit() else None,
+                     "reason": None if f[5] == "-" else f[5]})
+    if not header:
+        raise ValueError("no /proc/irq/ikt header line found")
+    return rows
+
+
+def ikt_unjustified(rows):
+    """The rows of a report whose handler is hard without a justified reason."""
+    return [r for r in rows if r["mode"] == "hard" and r["reason"] not in IKT_JUSTIFIED]
+
+
 def main(argv):
     """Command-line use: console.py LOG  -> print splats and sections."""
     with open(argv[1], encoding="utf-8", errors="replace") as f:

@@ -46,3 +46,23 @@ def test_unknown_variant_and_directive(tmp_path):
     (tmp_path / "variants" / "bad").write_text("arch x86_64\nfrobnicate yes\n")
     with pytest.raises(SystemExit, match="unknown 'frobnicate'"):
         build.Variant("bad", str(tmp_path))
+
+
+def test_kunitconfig_arch_restriction(tmp_path):
+    anywhere = tmp_path / "a.kunitconfig"
+    anywhere.write_text("# run with\n#   kunit.py run --arch=x86_64\nCONFIG_KUNIT=y\n")
+    x86 = tmp_path / "b.kunitconfig"
+    x86.write_text("# Interrupt kernel threads, x86_64 only (UML cannot\n"
+                   "# force-thread interrupts)\nCONFIG_KUNIT=y\n")
+    assert build.kunitconfig_arch(str(anywhere)) is None
+    assert build.kunitconfig_arch(str(x86)) == "x86_64"
+    assert build.kunitconfig_arch(str(tmp_path / "missing")) is None
+
+
+def test_the_series_ikt_suite_is_left_out_of_uml():
+    tree = os.path.join(REPO, "kunit-tests")
+    um = build.series_kunitconfigs(REPO, tree, "um")
+    x86 = build.series_kunitconfigs(REPO, tree, "x86_64")
+    assert os.path.join(tree, "kernel/irq/tests/.kunitconfig") in x86
+    assert os.path.join(tree, "kernel/irq/tests/.kunitconfig") not in um
+    assert os.path.join(tree, "kernel/locking/tests/.kunitconfig") in um

@@ -55,15 +55,49 @@ def parse(text):
     return out, "ikt_bench: done" in text
 
 
+def pool(rows):
+    """Rows of several runs of one (load, handler, boot) merged into one.
+
+    min and max are exact; avg is weighted by samples; p50 and p99 come from
+    the merged 1 us histogram (the upper edge of the bucket, in ns).
+    """
+    out = {}
+    for r in rows:
+        key = (r["load"], r["handler"], r["boot"])
+        if key not in out:
+            out[key] = dict(r, runs=0, samples=0, hist={}, avg=0, maxes=[])
+            out[key]["min"], out[key]["max"] = r["min"], r["max"]
+        p = out[key]
+        p["runs"] += 1
+        p["avg"] = (p["avg"] * p["samples"] + r["avg"] * r["samples"]) / (p["samples"]
+                                                                       + r["samples"])
+        p["samples"] += r["samples"]
+        p["min"], p["max"] = min(p["min"], r["min"]), max(p["max"], r["max"])
+        p["maxes"].append(r["max"])
+        p["threaded"] = p["threaded"] and r["threaded"]
+        for us, n in r["hist"].items():
+            p["hist"][int(us)] = p["hist"].get(int(us), 0) + n
+    for p in out.values():
+        if p["runs"] > 1:
+            for name, q in (("p50", 0.5), ("p99", 0.99)):
+                need, seen = q * p["samples"], 0
+                for us in sorted(p["hist"]):
+                    seen += p["hist"][us]
+                    if seen >= need:
+                        p[name] = (us + 1) * 1000
+                        break
+    return list(out.values())
+
+
 def table(rows):
-    head = (f"{'load':10} {'handler':11} {'boot':26} {'ctx':6} {'prio':>4} {'samples':>7}"
-            + "".join(f" {k:>7}" for k in FIELDS))
+    head = (f"{'load':10} {'handler':11} {'boot':26} {'ctx':6} {'prio':>4} {'runs':>4}"
+            f" {'samples':>7}" + "".join(f" {k:>7}" for k in FIELDS))
     out = [head, "-" * len(head)]
     for r in rows:
         out.append(f"{r['load']:10} {r['handler']:11} {r['boot'] or '(default)':26}"
                    f" {'thread' if r['threaded'] else 'hard':6}"
-                   f" {r['prio'] if r['threaded'] else '-':>4} {r['samples']:7d}"
-                   + "".join(f" {r[k] / 1000:7.1f}" for k in FIELDS))
+                   f" {r['prio'] if r['threaded'] else '-':>4} {r.get('runs', 1):4d}"
+                   f" {r['samples']:7d}" + "".join(f" {r[k] / 1000:7.1f}" for k in FIELDS))
     return "\n".join(out)
 
 
@@ -91,12 +125,18 @@ def plot(rows, path):
         for r in rows:
             if r["load"] != load or not r["hist"]:
                 continue
-            xs = sorted(r["hist"])
-            ax.step(xs, [r["hist"][x] for x in xs], where="post",
+            # Survival function: the fraction of interrupts slower than x.
+            xs, ys, left = [], [], r["samples"]
+            for us in sorted(r["hist"]):
+                left -= r["hist"][us]
+                xs.append(us + 1)
+                ys.append(max(left, 0.5) / r["samples"])
+            ax.step([min(xs) - 1] + xs, [1.0] + ys, where="post",
                     label=f"{r['handler']} ({r['boot'] or 'default'})")
+        ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("interrupt response time (us)")
-        ax.set_ylabel("samples per 1 us")
+        ax.set_ylabel("fraction of interrupts slower")
         ax.set_title(f"load: {load}")
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -112,7 +152,10 @@ def main(argv=None):
     ap.add_argument("--samples", type=int, default=1000)
     ap.add_argument("--loads", default="hackbench,rt-hog",
                     help="comma-separated: " + ",".join(KERNELS))
+    ap.add_argument("--runs", type=int, default=1, help="boots per kernel and load")
     args = ap.parse_args(argv)
+    if not 1 <= args.runs <= 20:
+        ap.error("--runs must be 1..20")
     loads = [x for x in args.loads.split(",") if x]
     if not 1 <= args.samples <= 100000:
         ap.error("--samples must be 1..100000")
@@ -126,10 +169,10 @@ def main(argv=None):
     results = os.path.join(bdir, "results", "ikt-" + time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(results)
     rows, problems = [], []
-    for load in loads:
+    for load, run in ((x, n) for n in range(1, args.runs + 1) for x in loads):
         for kernel, append, label in KERNELS[load]:
-            log_path = os.path.join(results, f"{load}-{kernel}.log")
-            print(f"bench-ikt: {load}, {kernel} boot ({append or 'default'})",
+            log_path = os.path.join(results, f"{load}-{kernel}-{run}.log")
+            print(f"bench-ikt: {load}, {kernel} boot ({append or 'default'}), run {run}",
                   file=sys.stderr, flush=True)
             res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={args.samples}",
                             log_path, modroot=os.path.join(out, "modroot"), icount=True,
@@ -141,12 +184,21 @@ def main(argv=None):
             for mode, handler in (("hard", "hard"), ("thread", label)):
                 if mode in found:
                     rows.append(dict(found[mode], load=load, handler=handler, boot=append,
-                                     log=log_path))
+                                     log=log_path, run=run))
     with open(os.path.join(results, "bench.json"), "w", encoding="utf-8") as f:
         json.dump(rows, f, indent=1)
+    runs = rows
+    rows = sorted(pool(rows), key=lambda r: (loads.index(r["load"]), r["boot"] != "",
+                                             r["boot"], r["handler"] != "hard"))
     print("Interrupt response time (raise -> first handler instruction), us;"
-          f" QEMU -smp 1 -icount shift=2,sleep=off; {args.samples} interrupts per handler\n")
+          f" QEMU -smp 1 -icount shift=2,sleep=off; {args.samples} interrupts per handler"
+          f" and boot, {args.runs} boot(s) per row\n")
     print(table(rows))
+    if args.runs > 1:
+        print("\nmax per run (us):")
+        for r in rows:
+            print(f"  {r['load']:10} {r['handler']:11} {r['boot'] or '(default)':26} "
+                  + " ".join(f"{m / 1000:.1f}" for m in r["maxes"]))
     print("\n" + ratios(rows))
     png = os.path.join(results, "irt.png")
     if plot(rows, png):
@@ -155,7 +207,7 @@ def main(argv=None):
     for p in problems:
         print(f"  problem: {p}")
     # Every threaded row must really have been threaded, hard rows hard.
-    wrong = [r for r in rows if r["threaded"] != (r["handler"] != "hard")]
+    wrong = [r for r in runs if r["threaded"] != (r["handler"] != "hard")]
     for r in wrong:
         print(f"  problem: {r['load']}/{r['handler']} ran {'threaded' if r['threaded'] else 'hard'}")
     sys.exit(1 if problems or wrong or not rows else 0)

@@ -391,7 +391,8 @@ class Check:
 
     def st_boot(self):
         out = os.path.join(self.bdir, "out", "project")
-        cmd = "locktorture rtmutex_lock 15 nwriters_stress=4 && cyclictest-load 10 hackbench"
+        cmd = ("ikt-check && locktorture rtmutex_lock 15 nwriters_stress=4"
+               " && cyclictest-load 10 hackbench")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
@@ -402,6 +403,7 @@ class Check:
         lt = secs.get("locktorture-rtmutex_lock")
         self.res.case("boot", "locktorture rtmutex_lock: End of test: SUCCESS",
                       bool(lt) and lt[0] == 0, "no SUCCESS line" if lt else "no section")
+        self.boot_ikt(secs)
         ct = secs.get("cyclictest")
         lat, detail = None, "no cyclictest section"
         if ct:
@@ -431,6 +433,32 @@ class Check:
             else:
                 self.res.case("boot", "KUnit suites built into the validation kernel", False,
                               "no KUnit results on the console")
+
+    def boot_ikt(self, secs):
+        """/proc/irq/ikt: only timer-type and justified handlers hard; priority file."""
+        rep = secs.get("ikt-report")
+        rows, detail = [], "no ikt-report section"
+        if rep and rep[0] == 0:
+            try:
+                rows = console.ikt_report(rep[1])
+                detail = ""
+            except ValueError as e:
+                detail = str(e)
+        for r in rows:
+            print(f"        irq {r['irq']:>4} {r['action']:20} {r['mode']:8}"
+                  f" prio {r['prio'] if r['prio'] is not None else '-':>2}"
+                  f" {r['reason'] or ''}")
+        bad = console.ikt_unjustified(rows)
+        self.res.case("boot", "/proc/irq/ikt: every handler threaded but timer-type and"
+                      " justified ones", bool(rows) and not bad and
+                      any(r["mode"] == "threaded" for r in rows),
+                      detail or "; ".join(f"irq {r['irq']} {r['action']}: hard, reason"
+                                          f" {r['reason']}" for r in bad)
+                      or "no threaded handler listed")
+        pr = secs.get("ikt-prio")
+        self.res.case("boot", "/proc/irq/<N>/thread_priority: 70 taken by the thread,"
+                      " bad input refused and nothing changed", bool(pr) and pr[0] == 0,
+                      "\n".join(pr[1][-20:]) if pr else "no ikt-prio section")
 
     STAGES = [
         ("tools", "tool self-tests (pytest)", "st_tools"),

@@ -139,3 +139,21 @@ def test_ikt_report_rows_and_unjustified():
 def test_ikt_report_needs_header():
     with pytest.raises(ValueError):
         console.ikt_report(["     0 timer hard - - timer"])
+
+
+def test_ktap_only_drops_kernel_messages_between_results():
+    log = "\n".join([
+        "[    0.1] Booting",
+        "[    0.7] KTAP version 1",
+        "[    0.7] 1..1",
+        "[    0.7]     KTAP version 1",
+        "[    0.7] input: AT Raw Set 2 keyboard as /devices/platform/i8042/serio0/input/input2",
+        "[    0.7]     # Subtest: s",
+        "[    0.7]     1..1",
+        "[    0.8]     ok 1 t",
+        "[    0.8] ok 1 s",
+        "[    0.9] reboot: Restarting system",
+    ])
+    assert console.ktap_only(log).splitlines() == [
+        "KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: s", "    1..1",
+        "    ok 1 t", "ok 1 s"]

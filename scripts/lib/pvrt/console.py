@@ -53,6 +53,25 @@ def lines(text):
     return [strip_stamp(ln) for ln in text.splitlines()]
 
 
+_KTAP = re.compile(r"^(K?TAP version \d+|1\.\.\d+|(not )?ok \d+.*|#.*)$")
+
+
+def ktap_only(text):
+    """The KUnit (KTAP) part of a console log, for kunit.py parse.
+
+    KUnit's nested output is indented; its top-level lines are KTAP syntax.
+    Any other unindented line is a kernel message printed in between (a
+    driver binding asynchronously, the clocksource switching) and is dropped:
+    kunit.py misparses a test when one lands between its "KTAP version" and
+    "# Subtest" lines.  Timestamps are stripped.
+    """
+    out = []
+    for line in lines(text):
+        if line[:1] in (" ", "\t") or _KTAP.match(line):
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 def splats(text, allow=()):
     """Lines that report a kernel bug, [(line number, text)].
 

@@ -2,7 +2,8 @@
 """scripts/validate: the main job.  Compare kernels' latency under load in one run.
 
 Applies the series to the base tree, builds each variant (default: the stock
-CONFIG_PREEMPT kernel and the project kernel, both from the same tree), boots
+CONFIG_PREEMPT kernel, booted as is and with threadirqs, PREEMPT_RT and the
+project kernel, all from the same tree), boots
 each under QEMU in instruction-counted virtual time (-smp 1 -icount
 shift=2,sleep=off), runs the in-kernel tests built into it and cyclictest
 -m -p 99 -i 200 under hackbench, and prints one table.  Results (JSON, the
@@ -98,8 +99,9 @@ def main(argv=None):
                                  epilog="example:\n  scripts/validate --variants stock,rt,project"
                                         " --seconds 60 --runs 3",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", default="stock,project",
-                    help="comma-separated files of variants/ (default: stock,project)")
+    ap.add_argument("--variants", default="stock,threadirqs,rt,project",
+                    help="comma-separated files of variants/"
+                         " (default: stock,threadirqs,rt,project)")
     ap.add_argument("--seconds", type=int, default=60, help="cyclictest duration per run")
     ap.add_argument("--runs", type=int, default=1, help="runs per variant")
     ap.add_argument("--load", default="hackbench", choices=["hackbench", "stress", "none"])

@@ -344,7 +344,7 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 	lockdep_assert_held(&desc->lock);
 
 	*reason = NULL;
-	if (action == &chained_action) {
+	if (irq_desc_is_chained(desc)) {
 		*reason = "chained";
 		return "hard";
 	}

@@ -23,9 +23,7 @@ import json
 import os
 import re
 import sys
-import time
 
-from pvrt import apply as apply_mod
 from pvrt import boot, build
 
 RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d) prio=(\d+) samples=(\d+) min=(\d+)"
@@ -163,11 +161,10 @@ def main(argv=None):
     if bad or not loads:
         ap.error(f"unknown load(s): {', '.join(bad) or '(none)'}")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    apply_mod.main([])
-    tree = os.path.join(bdir, "linux")
-    out = build.build(top, tree, "project", log=lambda m: print(m, file=sys.stderr))
-    results = os.path.join(bdir, "results", "ikt-" + time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(results)
+    _tree, outs = build.apply_and_build(top, bdir, ["project"],
+                                        log=lambda m: print(m, file=sys.stderr))
+    out = outs["project"]
+    results = build.new_results_dir(bdir, "ikt-")
     rows, problems = [], []
     for load, run in ((x, n) for n in range(1, args.runs + 1) for x in loads):
         for kernel, append, label in KERNELS[load]:

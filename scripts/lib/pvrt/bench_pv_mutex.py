@@ -14,9 +14,7 @@ import json
 import os
 import re
 import sys
-import time
 
-from pvrt import apply as apply_mod
 from pvrt import boot, build
 
 LINE = re.compile(r"pv_mutex_bench: (uncontended (\S+) (\d+)|chain (\S+) (\d+) (\d+)|done)")
@@ -81,11 +79,10 @@ def main(argv=None):
     if args.loops < 1 or args.walks < 1 or not 1 <= args.max_depth <= 256:
         ap.error("--loops and --walks must be >= 1, --max-depth 1..256")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    apply_mod.main([])
-    tree = os.path.join(bdir, "linux")
-    out = build.build(top, tree, "project", log=lambda m: print(m, file=sys.stderr))
-    results = os.path.join(bdir, "results", "bench-" + time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(results)
+    _tree, outs = build.apply_and_build(top, bdir, ["project"],
+                                        log=lambda m: print(m, file=sys.stderr))
+    out = outs["project"]
+    results = build.new_results_dir(bdir, "bench-")
     log_path = os.path.join(results, "console.log")
     cmd = ("insmod $(find /lib/modules -name 'pv_mutex_bench.ko*' | head -n 1)"
            f" loops={args.loops} walks={args.walks} max_depth={args.max_depth}")

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 
+from pvrt import apply as apply_mod
 from pvrt import series
 
 CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
@@ -180,6 +181,30 @@ def build(top, tree, variant_name, out=None, log=print):
                        cwd=tree, check=True, stdout=subprocess.DEVNULL)
     log(f"build: {variant.name}: done in {time.time() - t0:.0f}s")
     return out
+
+
+def apply_and_build(top, bdir, variants, log):
+    """Apply the series to build/linux and build each variant's kernel once.
+
+    Returns (tree, {variant: output directory}): what validate and the
+    benchmarks start from.
+    """
+    apply_mod.main([])
+    tree = os.path.join(bdir, "linux")
+    outs, built = {}, {}
+    for v in variants:
+        name = Variant(v, top).build_name
+        if name not in built:
+            built[name] = build(top, tree, name, log=log)
+        outs[v] = built[name]
+    return tree, outs
+
+
+def new_results_dir(bdir, prefix=""):
+    """build/results/<prefix><time>/, created."""
+    path = os.path.join(bdir, "results", prefix + time.strftime("%Y%m%d-%H%M%S"))
+    os.makedirs(path)
+    return path
 
 
 def kernel_image(out, arch="x86_64"):

@@ -14,9 +14,7 @@ import argparse
 import json
 import os
 import sys
-import time
 
-from pvrt import apply as apply_mod
 from pvrt import boot, build, console
 from pvrt.check import kunit_counts
 
@@ -112,17 +110,8 @@ def main(argv=None):
     variants = [v for v in args.variants.split(",") if v]
     for v in variants:
         build.Variant(v, top)           # fail early on a typo
-    apply_mod.main([])
-    tree = os.path.join(bdir, "linux")
-    built = set()
-    for v in variants:
-        name = build.Variant(v, top).build_name
-        if name not in built:
-            log(f"building {name}")
-            build.build(top, tree, name, log=log)
-            built.add(name)
-    results_dir = os.path.join(bdir, "results", time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(results_dir)
+    tree, _outs = build.apply_and_build(top, bdir, variants, log=log)
+    results_dir = build.new_results_dir(bdir)
     rows = []
     for run_no in range(1, args.runs + 1):
         for v in variants:          # interleaved, so drift on the host hits all alike

@@ -67,23 +67,22 @@ static void ikt_record(struct ikt_seen *seen)
 	seen->prio = current->rt_priority;
 }
 
-static irqreturn_t ikt_handler(int irq, void *dev_id)
+static void ikt_primary_ran(struct ikt_test *t)
 {
-	struct ikt_test *t = dev_id;
-
 	ikt_record(&t->primary);
 	atomic_inc(&t->primaries);
 	complete(&t->primary_done);
+}
+
+static irqreturn_t ikt_handler(int irq, void *dev_id)
+{
+	ikt_primary_ran(dev_id);
 	return IRQ_HANDLED;
 }
 
 static irqreturn_t ikt_wake_handler(int irq, void *dev_id)
 {
-	struct ikt_test *t = dev_id;
-
-	ikt_record(&t->primary);
-	atomic_inc(&t->primaries);
-	complete(&t->primary_done);
+	ikt_primary_ran(dev_id);
 	return IRQ_WAKE_THREAD;
 }
 

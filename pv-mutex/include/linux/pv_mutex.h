@@ -1,56 +1,49 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * PV mutex: a sleeping lock with transitive priority inheritance that
- * follows Yodaiken's repair of the priority inheritance protocol.
+ * follows Yodaiken's repair of the priority inheritance protocol, on the
+ * kernel's rt_mutex priority-inheritance engine.
  *
  * See Documentation/locking/pv-mutex.rst and pv-mutex-design.rst.
  */
 #ifndef __LINUX_PV_MUTEX_H
 #define __LINUX_PV_MUTEX_H
 
-#include <linux/atomic.h>
 #include <linux/lockdep.h>
-#include <linux/rbtree_types.h>
-#include <linux/spinlock_types_raw.h>
+#include <linux/rtmutex.h>
 #include <linux/types.h>
 
 struct task_struct;
 
 /**
  * struct pv_mutex - a priority-inheritance mutex
- * @owner:	owning task, or NULL; bit 0 set when the lock has waiters
- * @wait_lock:	protects @waiters and the waiters bit of @owner
- * @waiters:	blocked tasks, best priority first (FIFO among equals)
+ * @rtmutex:	the rt_mutex core: owner, waiters, wait_lock.  Every
+ *		priority-inheritance lock of the kernel (rt_mutex, futex PI,
+ *		PREEMPT_RT locks, pv_mutex) shares it, so they form one chain.
  * @dep_map:	lockdep
  */
 struct pv_mutex {
-	atomic_long_t		owner;
-	raw_spinlock_t		wait_lock;
-	struct rb_root_cached	waiters;
+	struct rt_mutex_base	rtmutex;
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 	struct lockdep_map	dep_map;
 #endif
 };
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
-#define __PV_MUTEX_INITIALIZER(name)					\
-{									\
-	.owner = ATOMIC_LONG_INIT(0),					\
-	.wait_lock = __RAW_SPIN_LOCK_UNLOCKED(name.wait_lock),		\
-	.waiters = RB_ROOT_CACHED,					\
+#define __PV_MUTEX_DEP_MAP_INIT(name)					\
 	.dep_map = {							\
 		.name = #name,						\
 		.wait_type_inner = LD_WAIT_SLEEP,			\
-	},								\
-}
+	},
 #else
+#define __PV_MUTEX_DEP_MAP_INIT(name)
+#endif
+
 #define __PV_MUTEX_INITIALIZER(name)					\
 {									\
-	.owner = ATOMIC_LONG_INIT(0),					\
-	.wait_lock = __RAW_SPIN_LOCK_UNLOCKED(name.wait_lock),		\
-	.waiters = RB_ROOT_CACHED,					\
+	.rtmutex = __RT_MUTEX_BASE_INITIALIZER(name.rtmutex),		\
+	__PV_MUTEX_DEP_MAP_INIT(name)					\
 }
-#endif
 
 /**
  * DEFINE_PV_MUTEX - define and initialize an unlocked pv_mutex
@@ -92,6 +85,10 @@ int pv_mutex_trylock(struct pv_mutex *lock);
 void pv_mutex_unlock(struct pv_mutex *lock);
 struct task_struct *pv_mutex_owner(struct pv_mutex *lock);
 
+#if IS_ENABLED(CONFIG_KUNIT)
+ktime_t pv_mutex_timeout_expiry(long timeout);
+#endif
+
 /**
  * pv_mutex_is_locked - is the mutex locked?
  * @lock: the mutex
@@ -100,20 +97,7 @@ struct task_struct *pv_mutex_owner(struct pv_mutex *lock);
  */
 static inline bool pv_mutex_is_locked(struct pv_mutex *lock)
 {
-	return atomic_long_read(&lock->owner) != 0;
+	return rt_mutex_base_is_locked(&lock->rtmutex);
 }
-
-/* For the scheduler and the rt_mutex code: see kernel/locking/pv_mutex.c. */
-#ifdef CONFIG_PV_MUTEX
-struct task_struct *pv_mutex_top_donor(struct task_struct *p);
-void pv_mutex_adjust_pi(struct task_struct *task);
-#else
-static inline struct task_struct *pv_mutex_top_donor(struct task_struct *p)
-{
-	return NULL;
-}
-
-static inline void pv_mutex_adjust_pi(struct task_struct *task) { }
-#endif
 
 #endif /* __LINUX_PV_MUTEX_H */

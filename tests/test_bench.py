@@ -17,14 +17,18 @@ def test_parse_and_tables():
             "[ 2.0] pv_mutex_bench: chain rt_mutex 1 2000\n"
             "[ 2.0] pv_mutex_bench: chain pv_mutex 2 1500\n"
             "[ 2.0] pv_mutex_bench: chain rt_mutex 2 3000\n"
+            "[ 2.0] pv_mutex_bench: chain pv+rt 1 2200\n"
+            "[ 2.0] pv_mutex_bench: chain pv+rt 2 3300\n"
             "[ 3.0] pv_mutex_bench: done\n")
     unc, chain, done = bench.parse(text)
     assert done and unc == {"pv_mutex": 50, "rt_mutex": 100, "mutex": 40}
-    assert chain == {"pv_mutex": {1: 1000, 2: 1500}, "rt_mutex": {1: 2000, 2: 3000}}
+    assert chain == {"pv_mutex": {1: 1000, 2: 1500}, "rt_mutex": {1: 2000, 2: 3000},
+                     "pv+rt": {1: 2200, 2: 3300}}
     out = bench.tables(unc, chain)
     assert "pv_mutex         50         0.50" in out
+    assert "      2      1500      3000      3300   0.50     1.10" in out
     assert "per chain level (least-squares slope): pv_mutex 500 ns, rt_mutex 1000 ns," \
-           " pv/rt 0.50" in out
+           " pv+rt 1100 ns; pv/rt 0.50" in out
 
 
 def test_slope_is_least_squares():

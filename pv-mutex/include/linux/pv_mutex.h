@@ -29,21 +29,8 @@ struct pv_mutex {
 #endif
 };
 
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
-#define __PV_MUTEX_DEP_MAP_INIT(name)					\
-	.dep_map = {							\
-		.name = #name,						\
-		.wait_type_inner = LD_WAIT_SLEEP,			\
-	},
-#else
-#define __PV_MUTEX_DEP_MAP_INIT(name)
-#endif
-
-#define __PV_MUTEX_INITIALIZER(name)					\
-{									\
-	.rtmutex = __RT_MUTEX_BASE_INITIALIZER(name.rtmutex),		\
-	__PV_MUTEX_DEP_MAP_INIT(name)					\
-}
+/* The layout of struct rt_mutex, and so its initializer. */
+#define __PV_MUTEX_INITIALIZER(name)	__RT_MUTEX_INITIALIZER(name)
 
 /**
  * DEFINE_PV_MUTEX - define and initialize an unlocked pv_mutex

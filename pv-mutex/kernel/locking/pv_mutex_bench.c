@@ -12,7 +12,8 @@
  * "chain" builds a chain of <depth> owners, each blocked on the lock held
  * by the next, with a waiter at its head, then changes the waiter's
  * priority back and forth: every change walks the whole chain (boost, then
- * deboost), through pv_mutex_adjust_pi() or rt_mutex_adjust_pi().  All
+ * deboost), through rt_mutex_adjust_pi().  <lock> "pv+rt" is a chain
+ * whose locks alternate between pv_mutex and rt_mutex.  All
  * threads run on CPU 0 below the benchmark thread, so nothing else moves
  * while a walk is timed.  Not built with lockdep, whose cost would swamp
  * what is measured (and which would see one lock class nested 64 deep).
@@ -55,33 +56,36 @@ struct bench_ops {
 	void (*init)(union bench_lock *l);
 	void (*lock)(union bench_lock *l);
 	void (*unlock)(union bench_lock *l);
-	bool (*queued)(struct task_struct *t);
 };
+
+/* Blocked on a pv_mutex or an rt_mutex: both queue an rt_mutex_waiter. */
+static bool bench_queued(struct task_struct *t)
+{
+	return READ_ONCE(t->pi_blocked_on);
+}
 
 static void b_pv_init(union bench_lock *l) { pv_mutex_init(&l->pv); }
 static void b_pv_lock(union bench_lock *l) { pv_mutex_lock(&l->pv); }
 static void b_pv_unlock(union bench_lock *l) { pv_mutex_unlock(&l->pv); }
-static bool b_pv_queued(struct task_struct *t) { return READ_ONCE(t->pv_blocked_on); }
 
 static void b_rt_init(union bench_lock *l) { rt_mutex_init(&l->rt); }
 static void b_rt_lock(union bench_lock *l) { rt_mutex_lock(&l->rt); }
 static void b_rt_unlock(union bench_lock *l) { rt_mutex_unlock(&l->rt); }
-static bool b_rt_queued(struct task_struct *t) { return READ_ONCE(t->pi_blocked_on); }
 
 static void b_m_init(union bench_lock *l) { mutex_init(&l->m); }
 static void b_m_lock(union bench_lock *l) { mutex_lock(&l->m); }
 static void b_m_unlock(union bench_lock *l) { mutex_unlock(&l->m); }
 
 static const struct bench_ops bench_pv_ops = {
-	"pv_mutex", b_pv_init, b_pv_lock, b_pv_unlock, b_pv_queued,
+	"pv_mutex", b_pv_init, b_pv_lock, b_pv_unlock,
 };
 
 static const struct bench_ops bench_rt_ops = {
-	"rt_mutex", b_rt_init, b_rt_lock, b_rt_unlock, b_rt_queued,
+	"rt_mutex", b_rt_init, b_rt_lock, b_rt_unlock,
 };
 
 static const struct bench_ops bench_m_ops = {
-	"mutex", b_m_init, b_m_lock, b_m_unlock, NULL,
+	"mutex", b_m_init, b_m_lock, b_m_unlock,
 };
 
 static int bench_set_fifo(struct task_struct *t, int prio)
@@ -119,7 +123,7 @@ static u64 bench_uncontended(const struct bench_ops *ops)
 }
 
 struct chain_link {
-	const struct bench_ops	*ops;
+	const struct bench_ops	*ops, *next_ops;	/* of @own, of @next */
 	union bench_lock	*own, *next;	/* holds @own, then waits on @next */
 	struct completion	holding, release;
 	struct task_struct	*task;
@@ -132,8 +136,8 @@ static int chain_fn(void *arg)
 	c->ops->lock(c->own);
 	complete(&c->holding);
 	if (c->next) {
-		c->ops->lock(c->next);		/* blocks until the chain unwinds */
-		c->ops->unlock(c->next);
+		c->next_ops->lock(c->next);	/* blocks until the chain unwinds */
+		c->next_ops->unlock(c->next);
 	} else {
 		wait_for_completion(&c->release);
 	}
@@ -141,11 +145,11 @@ static int chain_fn(void *arg)
 	return 0;
 }
 
-static int wait_queued(const struct bench_ops *ops, struct task_struct *t)
+static int wait_queued(struct task_struct *t)
 {
 	unsigned long until = jiffies + 10 * HZ;
 
-	while (!(ops->queued(t) && !READ_ONCE(t->on_rq))) {
+	while (!(bench_queued(t) && !READ_ONCE(t->on_rq))) {
 		if (time_after(jiffies, until))
 			return -ETIMEDOUT;
 		schedule_timeout_uninterruptible(1);
@@ -156,8 +160,10 @@ static int wait_queued(const struct bench_ops *ops, struct task_struct *t)
 /*
  * Chain of @depth owners plus a head waiter; returns ns per priority change
  * of the head waiter (each one walks the whole chain), or 0 on failure.
+ * The locks are of type @ops, or alternate between @ops and @alt.
  */
-static u64 bench_chain(const struct bench_ops *ops, int depth)
+static u64 bench_chain(const struct bench_ops *ops,
+		       const struct bench_ops *alt, int depth)
 {
 	union bench_lock *locks;
 	struct chain_link *links;
@@ -170,8 +176,9 @@ static u64 bench_chain(const struct bench_ops *ops, int depth)
 	if (!locks || !links)
 		goto out_free;
 	for (i = 0; i < n; i++) {
-		ops->init(&locks[i]);
-		links[i].ops = ops;
+		links[i].ops = alt && (i & 1) ? alt : ops;
+		links[i].ops->init(&locks[i]);
+		links[i].next_ops = i ? links[i - 1].ops : NULL;
 		links[i].own = &locks[i];
 		links[i].next = i ? &locks[i - 1] : NULL;
 		init_completion(&links[i].holding);
@@ -191,7 +198,7 @@ static u64 bench_chain(const struct bench_ops *ops, int depth)
 		bench_set_fifo(c->task, 1);
 		wake_up_process(c->task);
 		wait_for_completion(&c->holding);
-		if (i && wait_queued(ops, c->task)) {
+		if (i && wait_queued(c->task)) {
 			ok = false;
 			break;
 		}
@@ -234,10 +241,13 @@ static int __init pv_mutex_bench_init(void)
 	for (i = 0; i < ARRAY_SIZE(all); i++)
 		pr_info("pv_mutex_bench: uncontended %s %llu\n", all[i]->name,
 			bench_uncontended(all[i]));
-	for (depth = 1; depth <= max_depth; depth *= 2)
+	for (depth = 1; depth <= max_depth; depth *= 2) {
 		for (i = 0; i < ARRAY_SIZE(pi); i++)
 			pr_info("pv_mutex_bench: chain %s %d %llu\n", pi[i]->name,
-				depth, bench_chain(pi[i], depth));
+				depth, bench_chain(pi[i], NULL, depth));
+		pr_info("pv_mutex_bench: chain pv+rt %d %llu\n", depth,
+			bench_chain(&bench_pv_ops, &bench_rt_ops, depth));
+	}
 	pr_info("pv_mutex_bench: done\n");
 	return 0;
 }

@@ -52,19 +52,31 @@ def tables(unc, chain):
         if name in unc:
             ratio = f"{unc[name] / rt:.2f}" if rt else "-"
             out.append(f"  {name:10} {unc[name]:8d} {ratio:>12}")
-    out += ["", "priority change through a chain of blocked owners, ns per change", ""]
-    out.append(f"  {'depth':>5} {'pv_mutex':>9} {'rt_mutex':>9} {'pv/rt':>6}")
-    pv, rtc = chain.get("pv_mutex", {}), chain.get("rt_mutex", {})
-    for d in sorted(set(pv) | set(rtc)):
-        p, r = pv.get(d), rtc.get(d)
-        ratio = f"{p / r:.2f}" if p and r else "-"
-        out.append(f"  {d:5d} {p if p is not None else '-':>9} {r if r is not None else '-':>9}"
-                   f" {ratio:>6}")
-    sp = slope(sorted(pv.items()))
-    sr = slope(sorted(rtc.items()))
-    if sp and sr:
-        out += ["", f"  per chain level (least-squares slope): pv_mutex {sp:.0f} ns,"
-                    f" rt_mutex {sr:.0f} ns, pv/rt {sp / sr:.2f}"]
+    out += ["", "priority change through a chain of blocked owners, ns per change"
+                " (pv+rt: locks alternate between pv_mutex and rt_mutex)", ""]
+    out.append(f"  {'depth':>5} {'pv_mutex':>9} {'rt_mutex':>9} {'pv+rt':>9} {'pv/rt':>6}"
+               f" {'pv+rt/rt':>8}")
+    pv, rtc, mix = (chain.get(k, {}) for k in ("pv_mutex", "rt_mutex", "pv+rt"))
+
+    def cell(v):
+        return v if v is not None else "-"
+
+    def ratio(a, b):
+        return f"{a / b:.2f}" if a and b else "-"
+
+    for d in sorted(set(pv) | set(rtc) | set(mix)):
+        p, r, x = pv.get(d), rtc.get(d), mix.get(d)
+        out.append(f"  {d:5d} {cell(p):>9} {cell(r):>9} {cell(x):>9} {ratio(p, r):>6}"
+                   f" {ratio(x, r):>8}")
+    slopes = {k: slope(sorted(v.items())) for k, v in
+              (("pv_mutex", pv), ("rt_mutex", rtc), ("pv+rt", mix))}
+    if slopes["pv_mutex"] and slopes["rt_mutex"]:
+        line = (f"  per chain level (least-squares slope): pv_mutex {slopes['pv_mutex']:.0f} ns,"
+                f" rt_mutex {slopes['rt_mutex']:.0f} ns")
+        if slopes["pv+rt"]:
+            line += f", pv+rt {slopes['pv+rt']:.0f} ns"
+        line += f"; pv/rt {slopes['pv_mutex'] / slopes['rt_mutex']:.2f}"
+        out += ["", line]
     return "\n".join(out)
 
 

@@ -27,6 +27,7 @@
 #include <linux/sched/prio.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/timer.h>
 #include <uapi/linux/sched/types.h>
 
 /* Kernel priority of SCHED_FIFO priority @p. */
@@ -46,28 +47,37 @@ struct pvk_ops {
 	void (*lock)(union pvk_lock *l);
 	int (*lock_interruptible)(union pvk_lock *l);
 	int (*lock_timeout)(union pvk_lock *l, long timeout);	/* may be NULL */
+	int (*trylock)(union pvk_lock *l);
 	void (*unlock)(union pvk_lock *l);
-	bool (*queued)(struct task_struct *t);
 	bool detects_deadlock;
 };
+
+/*
+ * Blocked on a lock of any priority-inheritance type: pv_mutex and rt_mutex
+ * queue the same rt_mutex_waiter.
+ */
+static bool pvk_queued(struct task_struct *t)
+{
+	return READ_ONCE(t->pi_blocked_on);
+}
 
 static void pv_init(union pvk_lock *l) { pv_mutex_init(&l->pv); }
 static void pv_lock(union pvk_lock *l) { pv_mutex_lock(&l->pv); }
 static int pv_lock_intr(union pvk_lock *l) { return pv_mutex_lock_interruptible(&l->pv); }
 static int pv_lock_to(union pvk_lock *l, long t) { return pv_mutex_lock_timeout(&l->pv, t); }
+static int pv_trylock(union pvk_lock *l) { return pv_mutex_trylock(&l->pv); }
 static void pv_unlock(union pvk_lock *l) { pv_mutex_unlock(&l->pv); }
-static bool pv_queued(struct task_struct *t) { return READ_ONCE(t->pv_blocked_on); }
 
 static void rt_init(union pvk_lock *l) { rt_mutex_init(&l->rt); }
 static void rt_lock(union pvk_lock *l) { rt_mutex_lock(&l->rt); }
 static int rt_lock_intr(union pvk_lock *l) { return rt_mutex_lock_interruptible(&l->rt); }
+static int rt_trylock(union pvk_lock *l) { return rt_mutex_trylock(&l->rt); }
 static void rt_unlock(union pvk_lock *l) { rt_mutex_unlock(&l->rt); }
-static bool rt_queued(struct task_struct *t) { return READ_ONCE(t->pi_blocked_on); }
 
 static const struct pvk_ops pvk_pv_ops = {
 	.name = "pv_mutex", .init = pv_init, .lock = pv_lock,
 	.lock_interruptible = pv_lock_intr, .lock_timeout = pv_lock_to,
-	.unlock = pv_unlock, .queued = pv_queued, .detects_deadlock = true,
+	.trylock = pv_trylock, .unlock = pv_unlock, .detects_deadlock = true,
 };
 
 /*
@@ -78,14 +88,13 @@ static const struct pvk_ops pvk_pv_ops = {
  */
 static const struct pvk_ops pvk_rt_ops = {
 	.name = "rt_mutex", .init = rt_init, .lock = rt_lock,
-	.lock_interruptible = rt_lock_intr, .unlock = rt_unlock,
-	.queued = rt_queued,
-	.detects_deadlock = false,
+	.lock_interruptible = rt_lock_intr, .trylock = rt_trylock,
+	.unlock = rt_unlock, .detects_deadlock = false,
 };
 
 enum pvk_cmd { CMD_LOCK, CMD_LOCK_INTR, CMD_LOCK_TIMEOUT, CMD_UNLOCK,
-	       CMD_PV_LOCK, CMD_PV_UNLOCK, CMD_RT_LOCK, CMD_RT_UNLOCK,
-	       CMD_SPIN, CMD_EXIT };
+	       CMD_PV_LOCK, CMD_PV_UNLOCK, CMD_RT_LOCK, CMD_RT_LOCK_INTR,
+	       CMD_RT_UNLOCK, CMD_SPIN, CMD_EXIT };
 
 struct pvk_ctx;
 
@@ -144,6 +153,10 @@ static int pvk_worker_fn(void *arg)
 			break;
 		case CMD_RT_LOCK:
 			rt_mutex_lock(&w->lock->rt);
+			break;
+		case CMD_RT_LOCK_INTR:
+			w->result = rt_mutex_lock_interruptible(&w->lock->rt);
+			flush_signals(current);
 			break;
 		case CMD_RT_UNLOCK:
 			rt_mutex_unlock(&w->lock->rt);
@@ -223,21 +236,35 @@ static int pvk_do(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
 	return pvk_wait(w);
 }
 
+/* Wait until one of the busy workers @ws[0..@n) finished; return it. */
+static struct pvk_worker *pvk_wait_any(struct pvk_worker **ws, int n)
+{
+	unsigned long until = jiffies + WAIT_LIMIT;
+	int i;
+
+	for (;;) {
+		for (i = 0; i < n; i++) {
+			if (ws[i]->busy && completion_done(&ws[i]->done)) {
+				pvk_wait(ws[i]);
+				return ws[i];
+			}
+		}
+		KUNIT_ASSERT_TRUE_MSG(ws[0]->ctx->test, time_before(jiffies, until),
+				      "no worker finished its command");
+		schedule_timeout_uninterruptible(1);
+	}
+}
+
 /*
  * Issue a blocking lock command and wait until @w is queued on the lock
  * and has left the runqueue: its chain walk has completed by then.
  */
 static void pvk_block(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
 {
-	bool (*queued)(struct task_struct *t) = w->ctx->ops->queued;
 	unsigned long until = jiffies + WAIT_LIMIT;
 
-	if (cmd == CMD_PV_LOCK)
-		queued = pv_queued;
-	else if (cmd == CMD_RT_LOCK)
-		queued = rt_queued;
 	pvk_issue(w, cmd, lock);
-	while (!(queued(w->task) && !READ_ONCE(w->task->on_rq))) {
+	while (!(pvk_queued(w->task) && !READ_ONCE(w->task->on_rq))) {
 		KUNIT_ASSERT_TRUE_MSG(w->ctx->test, time_before(jiffies, until),
 				      "%s never blocked", w->name);
 		KUNIT_ASSERT_FALSE_MSG(w->ctx->test, completion_done(&w->done),
@@ -557,7 +584,7 @@ static void pvk_timeout_deboosts(struct kunit *test)
 	EXPECT_PRIO(p1, 30);
 	KUNIT_EXPECT_EQ(test, pvk_wait(p3), -ETIMEDOUT);
 	EXPECT_PRIO(p1, 10);
-	KUNIT_EXPECT_FALSE(test, ctx->ops->queued(p3->task));
+	KUNIT_EXPECT_FALSE(test, pvk_queued(p3->task));
 	pvk_do(p1, CMD_UNLOCK, a);
 }
 
@@ -672,7 +699,7 @@ static void pvk_deadlock_aa(struct kunit *test)
 	if (lockdep)
 		kunit_info(test, "end of expected warning\n");
 	EXPECT_PRIO(p1, 10);
-	KUNIT_EXPECT_FALSE(test, ctx->ops->queued(p1->task));
+	KUNIT_EXPECT_FALSE(test, pvk_queued(p1->task));
 	pvk_do(p1, CMD_UNLOCK, a);
 }
 
@@ -700,11 +727,76 @@ static void pvk_deadlock_abba(struct kunit *test)
 	if (lockdep)
 		kunit_info(test, "end of expected warning\n");
 	EXPECT_PRIO(p1, 10);		/* P2's donation withdrawn */
-	KUNIT_EXPECT_FALSE(test, ctx->ops->queued(p2->task));
+	KUNIT_EXPECT_FALSE(test, pvk_queued(p2->task));
 	pvk_do(p2, CMD_UNLOCK, b);
 	KUNIT_EXPECT_EQ(test, pvk_wait(p1), 0);
 	pvk_do(p1, CMD_UNLOCK, b);
 	pvk_do(p1, CMD_UNLOCK, a);
+}
+
+/*
+ * Hand-off, part 1: waiters of equal priority get the lock in the order
+ * they queued (FIFO), each when its predecessor unlocks.
+ */
+static void pvk_handoff_fifo(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *o = pvk_worker(ctx, "O", 10);
+	struct pvk_worker *w[3] = {
+		pvk_worker(ctx, "W1", 20),
+		pvk_worker(ctx, "W2", 20),
+		pvk_worker(ctx, "W3", 20),
+	};
+	struct pvk_worker *next;
+	int i;
+
+	pvk_do(o, CMD_LOCK, a);
+	for (i = 0; i < 3; i++)
+		pvk_block(w[i], CMD_LOCK, a);
+	pvk_do(o, CMD_UNLOCK, a);
+	for (i = 0; i < 3; i++) {
+		next = pvk_wait_any(w, 3);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, next, w[i],
+					"%s got the lock in turn %d, expected %s",
+					next->name, i + 1, w[i]->name);
+		pvk_do(next, CMD_UNLOCK, a);
+	}
+}
+
+/*
+ * Hand-off, part 2: the unlock leaves the lock free for its top waiter W,
+ * which has not run yet.  A task of W's priority may not take it (trylock
+ * fails), a task of strictly higher priority may (trylock steals it); W
+ * then waits again and gets it at the next unlock.  The controller is that
+ * task, lowered to W's priority for the first attempt: lowered, it stays
+ * at the head of its new run queue, so W does not run in between.
+ */
+static void pvk_handoff_steal(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	const struct pvk_ops *ops = ctx->ops;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *w = pvk_worker(ctx, "W", 20);
+	int equal, higher = 0;
+
+	ops->lock(a);
+	pvk_block(w, CMD_LOCK, a);
+	ops->unlock(a);			/* W is woken but cannot run */
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(current, 20), 0);
+	equal = ops->trylock(a);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(current, CONTROLLER_PRIO), 0);
+	KUNIT_EXPECT_FALSE_MSG(test, equal,
+			       "a task of the waiter's priority took the lock handed to it");
+	if (!equal) {
+		higher = ops->trylock(a);
+		KUNIT_EXPECT_TRUE_MSG(test, higher,
+				      "a task of higher priority could not steal the lock");
+	}
+	if (equal || higher)
+		ops->unlock(a);
+	KUNIT_EXPECT_EQ(test, pvk_wait(w), 0);
+	pvk_do(w, CMD_UNLOCK, a);
 }
 
 /* --- pv_mutex only --------------------------------------------------------- */
@@ -811,6 +903,197 @@ static void pvk_deadline_donor(struct kunit *test)
 }
 
 /*
+ * One engine, both directions.  An rt_mutex stands in for a PI futex here:
+ * futex PI queues on the rt_mutex_base of its pi_state with the same
+ * rt_mutex_waiter (rt_mutex_start_proxy_lock()), so the chain is the same.
+ *
+ * rt -> pv: U holds pv B; T holds rt F and blocks on B; X blocks on F.
+ * X's priority must reach U through T.
+ */
+static void pvk_chain_rt_to_pv(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *b = &ctx->locks[0], *f = &ctx->locks[1];
+	struct pvk_worker *u = pvk_worker(ctx, "U", 10);
+	struct pvk_worker *t = pvk_worker(ctx, "T", 20);
+	struct pvk_worker *x = pvk_worker(ctx, "X", 40);
+
+	pvk_lock_init(ctx, f, &pvk_rt_ops);
+	pvk_do(u, CMD_PV_LOCK, b);
+	pvk_do(t, CMD_RT_LOCK, f);
+	pvk_block(t, CMD_PV_LOCK, b);
+	EXPECT_PRIO(u, 20);
+	pvk_block(x, CMD_RT_LOCK, f);
+	EXPECT_PRIO(t, 40);
+	EXPECT_PRIO(u, 40);		/* through the rt_mutex, into the pv_mutex */
+	pvk_do(u, CMD_PV_UNLOCK, b);
+	EXPECT_PRIO(u, 10);
+	pvk_wait(t);			/* T holds F and B */
+	EXPECT_PRIO(t, 40);
+	pvk_do(t, CMD_PV_UNLOCK, b);
+	pvk_do(t, CMD_RT_UNLOCK, f);
+	EXPECT_PRIO(t, 20);
+	pvk_wait(x);
+	pvk_do(x, CMD_RT_UNLOCK, f);
+}
+
+/*
+ * rt -> pv, deboost: X blocks on rt R (owner T), T blocks on pv B (owner
+ * U), then X leaves (signal).  T and U must both drop back, at once.
+ */
+static void pvk_chain_rt_to_pv_deboost(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *b = &ctx->locks[0], *r = &ctx->locks[1];
+	struct pvk_worker *u = pvk_worker(ctx, "U", 10);
+	struct pvk_worker *t = pvk_worker(ctx, "T", 20);
+	struct pvk_worker *x = pvk_worker(ctx, "X", 40);
+
+	pvk_lock_init(ctx, r, &pvk_rt_ops);
+	pvk_do(t, CMD_RT_LOCK, r);
+	pvk_do(u, CMD_PV_LOCK, b);
+	pvk_block(x, CMD_RT_LOCK_INTR, r);
+	EXPECT_PRIO(t, 40);
+	pvk_block(t, CMD_PV_LOCK, b);
+	EXPECT_PRIO(u, 40);
+	send_sig(SIGUSR1, x->task, 1);
+	KUNIT_EXPECT_EQ(test, pvk_wait(x), -EINTR);
+	EXPECT_PRIO(t, 20);
+	EXPECT_PRIO(u, 20);		/* no stale boost left in B */
+	pvk_do(u, CMD_PV_UNLOCK, b);
+	EXPECT_PRIO(u, 10);
+	pvk_wait(t);
+	pvk_do(t, CMD_PV_UNLOCK, b);
+	pvk_do(t, CMD_RT_UNLOCK, r);
+}
+
+/*
+ * A 4-deep chain of alternating types, P5 -pv A-> P4 -rt B-> P3 -pv C-> P2
+ * -rt D-> P1, whose middle waiter P3 leaves (signal): P3 keeps P5's
+ * donation through B, P2 and P1 lose it.
+ */
+static void pvk_chain_mixed_middle_leaves(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
+	union pvk_lock *c = &ctx->locks[2], *d = &ctx->locks[3];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+	struct pvk_worker *p4 = pvk_worker(ctx, "P4", 40);
+	struct pvk_worker *p5 = pvk_worker(ctx, "P5", 50);
+
+	pvk_lock_init(ctx, b, &pvk_rt_ops);
+	pvk_lock_init(ctx, d, &pvk_rt_ops);
+	pvk_do(p1, CMD_RT_LOCK, d);
+	pvk_do(p2, CMD_PV_LOCK, c);
+	pvk_do(p3, CMD_RT_LOCK, b);
+	pvk_do(p4, CMD_PV_LOCK, a);
+	pvk_block(p2, CMD_RT_LOCK, d);
+	pvk_block(p3, CMD_LOCK_INTR, c);
+	pvk_block(p4, CMD_RT_LOCK, b);
+	pvk_block(p5, CMD_PV_LOCK, a);
+	EXPECT_PRIO(p4, 50);
+	EXPECT_PRIO(p3, 50);
+	EXPECT_PRIO(p2, 50);
+	EXPECT_PRIO(p1, 50);
+	send_sig(SIGUSR1, p3->task, 1);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p3), -EINTR);
+	EXPECT_PRIO(p4, 50);
+	EXPECT_PRIO(p3, 50);
+	EXPECT_PRIO(p2, 20);
+	EXPECT_PRIO(p1, 20);
+	pvk_do(p3, CMD_RT_UNLOCK, b);
+	EXPECT_PRIO(p3, 30);
+	pvk_wait(p4);
+	pvk_do(p4, CMD_RT_UNLOCK, b);
+	pvk_do(p4, CMD_PV_UNLOCK, a);
+	pvk_wait(p5);
+	pvk_do(p5, CMD_PV_UNLOCK, a);
+	pvk_do(p1, CMD_RT_UNLOCK, d);
+	EXPECT_PRIO(p1, 10);
+	pvk_wait(p2);
+	pvk_do(p2, CMD_RT_UNLOCK, d);
+	pvk_do(p2, CMD_PV_UNLOCK, c);
+}
+
+/*
+ * Timeouts never wrap.  The expiry the timed lock arms, for timeouts whose
+ * microseconds do not fit 32 bits (71.6 minutes and more), and "never" for
+ * MAX_SCHEDULE_TIMEOUT.  Then a real wait with the first timeout that
+ * wraps in jiffies_to_usecs(): it must wait, not expire within a jiffy.
+ */
+static void pvk_timeout_no_wrap(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	long wrap = DIV_ROUND_UP_ULL(1ULL << 32, jiffies_to_usecs(1));
+	struct pvk_worker *p1, *p3;
+
+	KUNIT_EXPECT_EQ(test, pv_mutex_timeout_expiry(HZ), (ktime_t)NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, pv_mutex_timeout_expiry(72L * 60 * HZ),
+			(ktime_t)72 * 60 * NSEC_PER_SEC);
+	KUNIT_EXPECT_GE(test, pv_mutex_timeout_expiry(wrap),
+			(ktime_t)(1ULL << 32) * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, pv_mutex_timeout_expiry(MAX_SCHEDULE_TIMEOUT),
+			KTIME_MAX);
+	if (BITS_PER_LONG == 64) {
+		/* Beyond ktime_t (292 years): never, not a wrapped expiry. */
+		KUNIT_EXPECT_EQ(test, pv_mutex_timeout_expiry(MAX_SCHEDULE_TIMEOUT - 1),
+				KTIME_MAX);
+	}
+
+	p1 = pvk_worker(ctx, "P1", 10);
+	p3 = pvk_worker(ctx, "P3", 30);
+	pvk_do(p1, CMD_LOCK, a);
+	p3->timeout = wrap;
+	pvk_block(p3, CMD_LOCK_TIMEOUT, a);
+	EXPECT_PRIO(p1, 30);
+	pvk_do(p1, CMD_UNLOCK, a);
+	KUNIT_EXPECT_EQ(test, pvk_wait(p3), 0);
+	pvk_do(p3, CMD_UNLOCK, a);
+}
+
+struct pvk_softirq {
+	struct timer_list	timer;
+	struct pv_mutex		*lock;
+	int			ret;
+	struct completion	done;
+};
+
+static void pvk_softirq_trylock_fn(struct timer_list *t)
+{
+	struct pvk_softirq *s = from_timer(s, t, timer);
+
+	s->ret = pv_mutex_trylock(s->lock);
+	complete(&s->done);
+}
+
+/*
+ * trylock from softirq context (a timer_list callback) warns and fails: an
+ * owner must be a task that priority inheritance can boost.
+ */
+static void pvk_trylock_softirq(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_softirq s = { .lock = &a->pv, .ret = -1 };
+	unsigned long left;
+
+	init_completion(&s.done);
+	timer_setup_on_stack(&s.timer, pvk_softirq_trylock_fn, 0);
+	kunit_info(test, "expect a warning: trylock from softirq\n");
+	mod_timer(&s.timer, jiffies + 1);
+	left = wait_for_completion_timeout(&s.done, WAIT_LIMIT);
+	kunit_info(test, "end of expected warning\n");
+	timer_delete_sync(&s.timer);
+	destroy_timer_on_stack(&s.timer);
+	KUNIT_ASSERT_NE(test, left, 0);
+	KUNIT_EXPECT_EQ(test, s.ret, 0);
+	KUNIT_EXPECT_FALSE(test, pv_mutex_is_locked(&a->pv));
+}
+
+/*
  * Misuse warns once and changes nothing: unlock by a task that does not
  * own the mutex, unlock of a free mutex, a negative timeout.  The console
  * checker of scripts/check requires each bracketed warning to appear.
@@ -837,11 +1120,56 @@ static void pvk_misuse(struct kunit *test)
 	p2->timeout = -1;
 	KUNIT_EXPECT_EQ(test, pvk_do(p2, CMD_LOCK_TIMEOUT, a), -EINVAL);
 	kunit_info(test, "end of expected warning\n");
-	KUNIT_EXPECT_FALSE(test, pv_queued(p2->task));
+	KUNIT_EXPECT_FALSE(test, pvk_queued(p2->task));
 	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&a->pv), p1->task);
 
 	pvk_do(p1, CMD_PV_UNLOCK, a);
 	KUNIT_EXPECT_FALSE(test, pv_mutex_is_locked(&a->pv));
+}
+
+/*
+ * A cycle through locks of both types, pv A -> rt R -> pv B -> A: T1 holds
+ * A and waits on R, T2 holds R and waits on B, T3 holds B and asks for A.
+ * T3 gets -EDEADLK, and nothing changed: not queued, priorities and
+ * owners as before, and the chain still unwinds.
+ */
+static void pvk_deadlock_mixed(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *r = &ctx->locks[1];
+	union pvk_lock *b = &ctx->locks[2];
+	struct pvk_worker *t1 = pvk_worker(ctx, "T1", 30);
+	struct pvk_worker *t2 = pvk_worker(ctx, "T2", 20);
+	struct pvk_worker *t3 = pvk_worker(ctx, "T3", 10);
+	bool lockdep;
+
+	pvk_lock_init(ctx, r, &pvk_rt_ops);
+	pvk_do(t1, CMD_PV_LOCK, a);
+	pvk_do(t2, CMD_RT_LOCK, r);
+	pvk_do(t3, CMD_PV_LOCK, b);
+	pvk_block(t1, CMD_RT_LOCK, r);
+	pvk_block(t2, CMD_PV_LOCK, b);
+	EXPECT_PRIO(t2, 30);
+	EXPECT_PRIO(t3, 30);
+	lockdep = pvk_lockdep_expect(test, "lockdep reports the circular dependency");
+	KUNIT_EXPECT_EQ(test, pvk_do(t3, CMD_LOCK_INTR, a), -EDEADLK);
+	if (lockdep)
+		kunit_info(test, "end of expected warning\n");
+	KUNIT_EXPECT_FALSE(test, pvk_queued(t3->task));
+	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&a->pv), t1->task);
+	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&b->pv), t3->task);
+	EXPECT_PRIO(t1, 30);
+	EXPECT_PRIO(t2, 30);
+	EXPECT_PRIO(t3, 30);
+	pvk_do(t3, CMD_PV_UNLOCK, b);
+	EXPECT_PRIO(t3, 10);
+	pvk_wait(t2);			/* T2 holds R and B */
+	pvk_do(t2, CMD_PV_UNLOCK, b);
+	pvk_do(t2, CMD_RT_UNLOCK, r);
+	EXPECT_PRIO(t2, 20);
+	pvk_wait(t1);
+	pvk_do(t1, CMD_RT_UNLOCK, r);
+	pvk_do(t1, CMD_PV_UNLOCK, a);
 }
 
 static const struct pvk_ops *pvk_both[] = { &pvk_pv_ops, &pvk_rt_ops };
@@ -865,13 +1193,21 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE_PARAM(pvk_signal_deboosts, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_setscheduler, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_chain_middle_leaves, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_handoff_fifo, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_handoff_steal, pvk_locks_gen_params),
 	KUNIT_CASE(pvk_rt_mutex_coexistence),
 	KUNIT_CASE(pvk_chain_pv_to_rt),
+	KUNIT_CASE(pvk_chain_rt_to_pv),
+	KUNIT_CASE(pvk_chain_rt_to_pv_deboost),
+	KUNIT_CASE(pvk_chain_mixed_middle_leaves),
 	KUNIT_CASE(pvk_deadline_donor),
+	KUNIT_CASE(pvk_timeout_no_wrap),
+	KUNIT_CASE(pvk_trylock_softirq),
 	KUNIT_CASE(pvk_misuse),
 	/* Last: with lockdep, the first intended deadlock switches it off. */
 	KUNIT_CASE_PARAM(pvk_deadlock_aa, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_deadlock_abba, pvk_locks_gen_params),
+	KUNIT_CASE(pvk_deadlock_mixed),
 	{}
 };
 
@@ -885,3 +1221,4 @@ kunit_test_suite(pv_mutex_suite);
 
 MODULE_DESCRIPTION("KUnit scenarios for the PV priority-inheritance mutex");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -73,7 +73,10 @@ void pv_mutex_unlock(struct pv_mutex *lock);
 struct task_struct *pv_mutex_owner(struct pv_mutex *lock);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+struct seq_file;
+
 ktime_t pv_mutex_timeout_expiry(long timeout);
+int pv_mutex_pi_chains_show(struct seq_file *m, void *v);
 #endif
 
 /**

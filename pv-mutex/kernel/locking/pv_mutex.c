@@ -366,7 +366,7 @@ static void pi_chain_show(struct seq_file *m, struct task_struct *task)
  *
  * Priorities are kernel priorities (0..98 real-time, lower is better).
  */
-static int pi_chains_show(struct seq_file *m, void *v)
+VISIBLE_IF_KUNIT int pv_mutex_pi_chains_show(struct seq_file *m, void *v)
 {
 	struct rt_mutex_waiter *w;
 	struct task_struct *g, *t;
@@ -403,13 +403,15 @@ static int pi_chains_show(struct seq_file *m, void *v)
 	rcu_read_unlock();
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(pi_chains);
+EXPORT_SYMBOL_IF_KUNIT(pv_mutex_pi_chains_show);
+DEFINE_SHOW_ATTRIBUTE(pv_mutex_pi_chains);
 
 static int __init pv_mutex_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("pv_mutex", NULL);
 
-	debugfs_create_file("pi_chains", 0400, dir, NULL, &pi_chains_fops);
+	debugfs_create_file("pi_chains", 0400, dir, NULL,
+			    &pv_mutex_pi_chains_fops);
 	return 0;
 }
 late_initcall(pv_mutex_debugfs_init);

@@ -27,6 +27,8 @@
 #include <linux/sched/prio.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
 #include <linux/timer.h>
 #include <uapi/linux/sched/types.h>
 
@@ -1054,6 +1056,60 @@ static void pvk_timeout_no_wrap(struct kunit *test)
 	pvk_do(p3, CMD_UNLOCK, a);
 }
 
+/*
+ * The debugfs view (/sys/kernel/debug/pv_mutex/pi_chains) across types:
+ * P3 -pv A-> P2 -rt R-> P1.  It shows S(P1) and S(P2) with their pairs, and
+ * the chain from P3 to the final owner P1.
+ */
+static void pvk_pi_chains_view(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *r = &ctx->locks[1];
+	struct rt_mutex_base *la = &a->pv.rtmutex, *lr = &r->rt.rtmutex;
+	struct pvk_worker *p1, *p2, *p3;
+	struct seq_file m = { .size = 16384 };
+	char want[160];
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		kunit_skip(test, "the view is in debugfs: CONFIG_DEBUG_FS=n");
+	m.buf = kunit_kzalloc(test, m.size + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	p1 = pvk_worker(ctx, "P1", 10);
+	p2 = pvk_worker(ctx, "P2", 20);
+	p3 = pvk_worker(ctx, "P3", 30);
+	pvk_lock_init(ctx, r, &pvk_rt_ops);
+	pvk_do(p1, CMD_RT_LOCK, r);
+	pvk_do(p2, CMD_PV_LOCK, a);
+	pvk_block(p2, CMD_RT_LOCK, r);
+	pvk_block(p3, CMD_PV_LOCK, a);
+
+	pv_mutex_pi_chains_show(&m, NULL);
+	KUNIT_ASSERT_LT_MSG(test, m.count, m.size, "the view overflowed 16 KiB");
+	m.buf[m.count] = '\0';
+	snprintf(want, sizeof(want), "%d/%d/%d pvk-P1: S(P) = { [%p] %d/%d }\n",
+		 task_pid_nr(p1->task), FIFO(30), FIFO(10), lr,
+		 task_pid_nr(p2->task), FIFO(30));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no line \"%s\" in:\n%s",
+				  want, m.buf);
+	snprintf(want, sizeof(want), "%d/%d/%d pvk-P2: S(P) = { [%p] %d/%d }\n",
+		 task_pid_nr(p2->task), FIFO(30), FIFO(20), la,
+		 task_pid_nr(p3->task), FIFO(30));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no line \"%s\" in:\n%s",
+				  want, m.buf);
+	snprintf(want, sizeof(want), "  blocked: %d/%d -> [%p] -> %d/%d -> [%p] -> %d/%d\n",
+		 task_pid_nr(p3->task), FIFO(30), la, task_pid_nr(p2->task),
+		 FIFO(30), lr, task_pid_nr(p1->task), FIFO(30));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(m.buf, want), "no line \"%s\" in:\n%s",
+				  want, m.buf);
+
+	pvk_do(p1, CMD_RT_UNLOCK, r);
+	pvk_wait(p2);
+	pvk_do(p2, CMD_RT_UNLOCK, r);
+	pvk_do(p2, CMD_PV_UNLOCK, a);
+	pvk_wait(p3);
+	pvk_do(p3, CMD_PV_UNLOCK, a);
+}
+
 struct pvk_softirq {
 	struct timer_list	timer;
 	struct pv_mutex		*lock;
@@ -1200,6 +1256,7 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE(pvk_chain_rt_to_pv),
 	KUNIT_CASE(pvk_chain_rt_to_pv_deboost),
 	KUNIT_CASE(pvk_chain_mixed_middle_leaves),
+	KUNIT_CASE(pvk_pi_chains_view),
 	KUNIT_CASE(pvk_deadline_donor),
 	KUNIT_CASE(pvk_timeout_no_wrap),
 	KUNIT_CASE(pvk_trylock_softirq),

@@ -1057,6 +1057,50 @@ static void pvk_timeout_no_wrap(struct kunit *test)
 }
 
 /*
+ * A chain longer than kernel.max_lock_depth counts as a deadlock, with
+ * nothing changed.  P4 asks for C: P3 (C) waits on B (P2), which waits on
+ * A (P1), a walk of two steps from P3.  max_lock_depth is lowered to 1 for
+ * the one call (a sysctl, global: nothing else in the test kernel holds a
+ * chain that deep meanwhile).
+ */
+static void pvk_chain_too_deep(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1], *c = &ctx->locks[2];
+	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
+	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
+	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
+	struct pvk_worker *p4 = pvk_worker(ctx, "P4", 40);
+	int saved = max_lock_depth;
+
+	pvk_do(p1, CMD_LOCK, a);
+	pvk_do(p2, CMD_LOCK, b);
+	pvk_do(p3, CMD_LOCK, c);
+	pvk_block(p2, CMD_LOCK, a);
+	pvk_block(p3, CMD_LOCK, b);
+	EXPECT_PRIO(p1, 30);
+	WRITE_ONCE(max_lock_depth, 1);
+	KUNIT_EXPECT_EQ(test, pvk_do(p4, CMD_LOCK_INTR, c), -EDEADLK);
+	WRITE_ONCE(max_lock_depth, saved);
+	KUNIT_EXPECT_FALSE(test, pvk_queued(p4->task));
+	EXPECT_PRIO(p3, 30);
+	EXPECT_PRIO(p2, 30);
+	EXPECT_PRIO(p1, 30);
+	/* With the depth back, the same request blocks and boosts the chain. */
+	pvk_block(p4, CMD_LOCK, c);
+	EXPECT_PRIO(p1, 40);
+	pvk_do(p1, CMD_UNLOCK, a);
+	pvk_wait(p2);
+	pvk_do(p2, CMD_UNLOCK, a);
+	pvk_do(p2, CMD_UNLOCK, b);
+	pvk_wait(p3);
+	pvk_do(p3, CMD_UNLOCK, b);
+	pvk_do(p3, CMD_UNLOCK, c);
+	pvk_wait(p4);
+	pvk_do(p4, CMD_UNLOCK, c);
+}
+
+/*
  * The debugfs view (/sys/kernel/debug/pv_mutex/pi_chains) across types:
  * P3 -pv A-> P2 -rt R-> P1.  It shows S(P1) and S(P2) with their pairs, and
  * the chain from P3 to the final owner P1.
@@ -1256,6 +1300,7 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE(pvk_chain_rt_to_pv),
 	KUNIT_CASE(pvk_chain_rt_to_pv_deboost),
 	KUNIT_CASE(pvk_chain_mixed_middle_leaves),
+	KUNIT_CASE(pvk_chain_too_deep),
 	KUNIT_CASE(pvk_pi_chains_view),
 	KUNIT_CASE(pvk_deadline_donor),
 	KUNIT_CASE(pvk_timeout_no_wrap),

@@ -78,64 +78,84 @@ EXPORT_SYMBOL_IF_KUNIT(pv_mutex_timeout_expiry);
 /*
  * The slow path, out of line ("noinline __sched", as in mutex.c) so that the
  * fast paths need no stack frame and the slow path shows up on perf
- * profiles.  A finite @expiry arms an hrtimer sleeper that
+ * profiles.  A @timeout short of "never" arms an hrtimer sleeper that
  * rt_mutex_slowlock_block() checks on every wakeup.
  */
 static noinline int __sched pv_mutex_lock_slowpath(struct pv_mutex *lock,
 						   unsigned int state,
-						   ktime_t expiry,
+						   long timeout,
 						   unsigned long ip)
 {
-	struct hrtimer_sleeper to, *timeout = NULL;
+	ktime_t expiry = pv_mutex_timeout_expiry(timeout);
+	struct hrtimer_sleeper sleeper, *to = NULL;
 	int ret;
 
 	if (expiry != KTIME_MAX) {
-		timeout = &to;
-		hrtimer_init_sleeper_on_stack(timeout, CLOCK_MONOTONIC,
+		to = &sleeper;
+		hrtimer_init_sleeper_on_stack(to, CLOCK_MONOTONIC,
 					      HRTIMER_MODE_REL);
-		hrtimer_set_expires_range_ns(&timeout->timer, expiry,
+		hrtimer_set_expires_range_ns(&to->timer, expiry,
 					     current->timer_slack_ns);
-		hrtimer_sleeper_start_expires(timeout, HRTIMER_MODE_REL);
+		hrtimer_sleeper_start_expires(to, HRTIMER_MODE_REL);
 	}
 
 	ret = rt_mutex_slowlock_timeout(&lock->rtmutex, NULL, state,
-					RT_MUTEX_FULL_CHAINWALK, timeout);
+					RT_MUTEX_FULL_CHAINWALK, to);
 
-	if (timeout) {
-		hrtimer_cancel(&timeout->timer);
-		destroy_hrtimer_on_stack(&timeout->timer);
+	if (to) {
+		hrtimer_cancel(&to->timer);
+		destroy_hrtimer_on_stack(&to->timer);
 	}
 	if (ret)
 		mutex_release(&lock->dep_map, ip);
 	return ret;
 }
 
-static __always_inline int __pv_mutex_lock(struct pv_mutex *lock,
-					   unsigned int state,
-					   unsigned int subclass,
-					   ktime_t expiry, unsigned long ip)
+/* The fast path: lockdep's view, then one cmpxchg of the owner. */
+static __always_inline bool pv_mutex_lock_fast(struct pv_mutex *lock,
+					       unsigned int subclass,
+					       unsigned long ip)
 {
 	might_sleep();
 	lockdep_assert(!current->pi_blocked_on);
 	mutex_acquire(&lock->dep_map, subclass, 0, ip);
-	if (likely(rt_mutex_try_acquire(&lock->rtmutex)))
-		return 0;
-	return pv_mutex_lock_slowpath(lock, state, expiry, ip);
+	return likely(rt_mutex_try_acquire(&lock->rtmutex));
 }
 
-/* A void lock has no way to report a cycle: say so, then block for good. */
-static __always_inline void __pv_mutex_lock_void(struct pv_mutex *lock,
-						 unsigned int subclass,
-						 unsigned long ip)
+static __always_inline int __pv_mutex_lock(struct pv_mutex *lock,
+					   unsigned int state,
+					   long timeout, unsigned long ip)
 {
-	if (likely(!__pv_mutex_lock(lock, TASK_UNINTERRUPTIBLE, subclass,
-				    KTIME_MAX, ip)))
+	if (pv_mutex_lock_fast(lock, 0, ip))
+		return 0;
+	return pv_mutex_lock_slowpath(lock, state, timeout, ip);
+}
+
+/*
+ * A void lock has no way to report a cycle: say so, then block for good.
+ * Out of line too, so that the fast path of pv_mutex_lock() needs no stack
+ * frame for it.
+ */
+static noinline void __sched pv_mutex_lock_slowpath_void(struct pv_mutex *lock,
+							 unsigned long ip)
+{
+	if (likely(!pv_mutex_lock_slowpath(lock, TASK_UNINTERRUPTIBLE,
+					   MAX_SCHEDULE_TIMEOUT, ip)))
 		return;
 	WARN_ONCE(1, "pv_mutex: deadlock detected acquiring %p\n", lock);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
 		schedule();
 	}
+}
+
+static __always_inline void __pv_mutex_lock_void(struct pv_mutex *lock,
+						 unsigned int subclass,
+						 unsigned long ip)
+{
+	if (pv_mutex_lock_fast(lock, subclass, ip))
+		return;
+	pv_mutex_lock_slowpath_void(lock, ip);
 }
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -181,7 +201,7 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock);
  */
 int __sched pv_mutex_lock_interruptible(struct pv_mutex *lock)
 {
-	return __pv_mutex_lock(lock, TASK_INTERRUPTIBLE, 0, KTIME_MAX,
+	return __pv_mutex_lock(lock, TASK_INTERRUPTIBLE, MAX_SCHEDULE_TIMEOUT,
 			       _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock_interruptible);
@@ -195,7 +215,8 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock_interruptible);
  */
 int __sched pv_mutex_lock_killable(struct pv_mutex *lock)
 {
-	return __pv_mutex_lock(lock, TASK_KILLABLE, 0, KTIME_MAX, _RET_IP_);
+	return __pv_mutex_lock(lock, TASK_KILLABLE, MAX_SCHEDULE_TIMEOUT,
+			       _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock_killable);
 
@@ -215,8 +236,7 @@ int __sched pv_mutex_lock_timeout(struct pv_mutex *lock, long timeout)
 		return -EINVAL;
 	if (!timeout)
 		return pv_mutex_trylock(lock) ? 0 : -ETIMEDOUT;
-	return __pv_mutex_lock(lock, TASK_UNINTERRUPTIBLE, 0,
-			       pv_mutex_timeout_expiry(timeout), _RET_IP_);
+	return __pv_mutex_lock(lock, TASK_UNINTERRUPTIBLE, timeout, _RET_IP_);
 }
 EXPORT_SYMBOL_GPL(pv_mutex_lock_timeout);
 

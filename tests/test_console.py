@@ -76,6 +76,10 @@ def test_cyclictest_without_summary_is_an_error():
     "[    9.9] Oops: general protection fault, probably for non-canonical address",
     "[  100.0] INFO: task kworker/0:1:12 blocked for more than 120 seconds.",
     "[   22.2] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
+    "[   22.2] rcu: INFO: rcu_preempt self-detected stall on CPU",
+    "[   22.2] rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: {",
+    "[   22.3] rcu: rcu_preempt kthread starved for 2502 jiffies! g1234 f0x0",
+    "[   22.4] rcu: Stall ended before state dump start",
 ])
 def test_splats_are_found(line):
     assert console.splats("ok\n" + line + "\nok\n") == [(2, console.strip_stamp(line))]

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 from pvrt import base, boot, build, console, gitutil, series
 from pvrt.tools import cc
@@ -121,6 +122,9 @@ class Check:
             self.res.case(name, "stage", False, str(e.code))
         except subprocess.CalledProcessError as e:
             self.res.case(name, "stage", False, f"{e.cmd} exited with {e.returncode}")
+        except Exception as e:          # noqa: BLE001 -- a crash fails the stage, not the run
+            self.res.case(name, "stage crashed", False,
+                          f"{type(e).__name__}: {e}\n" + self.tail(traceback.format_exc()))
         dt = time.time() - t0
         self.times.append((name, dt))
         print(f"--- {name}: {dt:.0f}s", flush=True)
@@ -528,6 +532,12 @@ def main(argv=None):
     ap.add_argument("--only", help="comma-separated stages: " +
                     ",".join(k for k, _t, _f in Check.STAGES))
     args = ap.parse_args(argv)
+    if args.only is not None:
+        known = [k for k, _t, _f in Check.STAGES]
+        unknown = [k for k in args.only.split(",") if k not in known]
+        if unknown or not args.only:
+            ap.error(f"--only: unknown stage(s) {', '.join(unknown) or repr(args.only)};"
+                     f" stages: {','.join(known)}")
     sys.exit(Check(args).main())
 
 

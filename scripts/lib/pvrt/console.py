@@ -32,7 +32,12 @@ SPLAT_PATTERNS = [
     r"INFO: task .* blocked for more than",           # hung task
     r"UBSAN: ",
     r"==================================================================",  # KASAN banner
-    r"rcu: INFO: rcu_.* detected stalls",
+    # RCU stalls, as rcutorture's console-badness.sh reads them.
+    r"detected stalls on CPUs/tasks",
+    r"detected expedited stalls",
+    r"self-detected stall on CPU",
+    r"rcu_\S* kthread starved for",
+    r"Stall ended before state dump start",
     r"watchdog: BUG: soft lockup",
     r"Call Trace:",
 ]

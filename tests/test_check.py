@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pvrt.check: stage selection and what a crashing stage does to the run."""
+
+import argparse
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts", "lib"))
+from pvrt import check  # noqa: E402
+
+
+@pytest.mark.parametrize("only, bad", [("series,checkpach", "checkpach"),
+                                        ("kunit", "kunit"), ("", "''")])
+def test_unknown_only_stage_is_refused(only, bad, capsys):
+    with pytest.raises(SystemExit) as e:
+        check.main(["--only", only])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert f"unknown stage(s) {bad}" in err and "stages: tools,series," in err
+
+
+def test_crashing_stage_counts_as_failed_and_the_run_goes_on(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    class Crashing(check.Check):
+        STAGES = [("a", "a stage that crashes", "st_a"), ("b", "a stage after it", "st_b")]
+
+        def st_a(self):
+            raise KeyError("boom")
+
+        def st_b(self):
+            self.res.case("b", "still runs", True)
+
+    rc = Crashing(argparse.Namespace(only=None)).main()
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "FAIL  stage crashed" in out and "KeyError: 'boom'" in out
+    assert "ok  still runs" in out
+    assert out.rstrip().splitlines()[-1] == "1 passed, 1 failed"

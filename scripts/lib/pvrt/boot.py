@@ -105,12 +105,16 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
             log.flush()
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
+            # QEMU runs in a session of its own, so a Ctrl-C at the terminal
+            # does not reach it: kill it on every way out, not only on timeout.
             try:
                 proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
     with open(log_path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     return BootResult(log_path, text, timed_out, time.time() - t0)

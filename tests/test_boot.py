@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pvrt.boot: QEMU does not outlive the runner, however the wait ends."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scripts", "lib"))
+from pvrt import boot  # noqa: E402
+
+STUB = """#!/bin/sh
+echo $$ > "{pidfile}"
+echo "stub qemu: $*"
+exec sleep 60
+"""
+
+
+@pytest.fixture
+def stub_qemu(tmp_path, monkeypatch):
+    """A qemu-system-x86_64 on PATH that records its pid and hangs."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    pidfile = tmp_path / "qemu.pid"
+    qemu = bindir / boot.QEMU
+    qemu.write_text(STUB.format(pidfile=pidfile))
+    qemu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    kernel, initrd = tmp_path / "bzImage", tmp_path / "initrd.cpio.gz"
+    kernel.write_bytes(b"kernel")
+    initrd.write_bytes(b"")
+    return dict(kernel=str(kernel), initrd=str(initrd), pidfile=pidfile,
+                log=str(tmp_path / "console.log"), top=str(tmp_path),
+                build_dir=str(tmp_path / "build"))
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purpose.
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        return f.read().split(") ", 1)[1][0] != "Z"
+
+
+def wait_for(pred, secs=10):
+    end = time.time() + secs
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_timeout_kills_qemu_and_says_so(stub_qemu):
+    s = stub_qemu
+    res = boot.boot(s["kernel"], "true", s["log"], initrd=s["initrd"], timeout=1,
+                    top=s["top"], build_dir=s["build_dir"])
+    assert res.timed_out
+    pid = int(s["pidfile"].read_text())
+    assert not alive(pid)
+    assert "stub qemu:" in res.text
+
+
+def test_interrupt_kills_qemu(stub_qemu, monkeypatch):
+    s = stub_qemu
+    real_wait = subprocess.Popen.wait
+
+    def interrupted_wait(self, timeout=None):
+        if timeout is not None:         # the runner's wait for the guest
+            assert wait_for(s["pidfile"].exists)
+            raise KeyboardInterrupt
+        return real_wait(self)
+
+    monkeypatch.setattr(subprocess.Popen, "wait", interrupted_wait)
+    with pytest.raises(KeyboardInterrupt):
+        boot.boot(s["kernel"], "true", s["log"], initrd=s["initrd"], timeout=600,
+                  top=s["top"], build_dir=s["build_dir"])
+    pid = int(s["pidfile"].read_text())
+    assert wait_for(lambda: not alive(pid), 5), "QEMU outlived an interrupted boot"

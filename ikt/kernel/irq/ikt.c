@@ -4,19 +4,20 @@
  * that run interrupt handlers, and the report of where each handler runs.
  *
  * IKT builds on genirq's forced threading (irq_setup_forced_threading())
- * and changes three things:
+ * and changes four things:
  *
  *  - Forced threading is the default (ikt=off restores the mainline
  *    default, threading only with "threadirqs").
- *  - The primary handler of an IRQF_ONESHOT request moves into the
- *    request's thread too.  Its line stays masked until the requester's
- *    thread function has run, which the same thread does right after the
- *    primary (irq_forced_thread_fn()), so running the primary late loses
- *    nothing.
+ *  - The primary handler of an IRQF_ONESHOT request runs in the request's
+ *    thread for every interrupt whose line the flow handler masked
+ *    (ikt_defer_primary()): the line stays masked until the thread
+ *    function has returned, so running the primary late loses nothing.
+ *    On lines that are not masked (edge and simple flows, ONESHOT_SAFE
+ *    chips such as PCI MSI) the primary stays in hard interrupt context,
+ *    where it sees every interrupt, as the requester expects.
  *  - Each interrupt's threads run at a SCHED_FIFO priority of its own:
  *
- *      1. the one set with /proc/irq/<N>/thread_priority or
- *         irq_set_thread_priority(), if any, else
+ *      1. the one set with /proc/irq/<N>/thread_priority, if any, else
  *      2. the first ikt.prio= rule naming the interrupt's number, else
  *      3. the first ikt.prio= rule naming the action (request_irq()'s
  *         @name), else
@@ -38,31 +39,48 @@
  *   chained        a chained (demultiplexing) flow handler: it only
  *                  dispatches to the child interrupts, whose handlers are
  *                  threaded in turn
+ *   oneshot_unmasked  the primary of an IRQF_ONESHOT request on a line the
+ *                  flow does not keep masked while the thread runs
+ *   oneshot        an IRQF_ONESHOT request without a thread function, or
+ *                  any IRQF_ONESHOT primary with ikt=off: mainline keeps
+ *                  them hard
  *   ikt_off        booted with ikt=off and without threadirqs
- *   oneshot        booted with ikt=off threadirqs: mainline keeps the
- *                  primary of an IRQF_ONESHOT request hard
  *
  * Architecture vectors that are not interrupt descriptors (the local APIC
  * timer, IPIs, irq_work, ...) always run in hard interrupt context and are
  * not listed.
  *
+ * Context: a threaded primary handler (a plain request_irq() handler, or
+ * a deferred IRQF_ONESHOT primary) runs as forced-threaded handlers do,
+ * with bottom halves disabled and, without PREEMPT_RT, interrupts
+ * disabled: it must not sleep.  Only a requester's thread function runs
+ * preemptible, with interrupts enabled.
+ *
  * Locking: ikt_prio_mutex orders a priority change against the start of a
  * thread, so that the last one to run applies the current setting;
  * changes hold desc->request_mutex (outside) to keep the action list
- * stable, a starting thread holds only ikt_prio_mutex.
+ * stable, a starting thread holds only ikt_prio_mutex.  Readers take only
+ * desc->lock, one interrupt at a time.
  */
 
 #define pr_fmt(fmt) "ikt: " fmt
 
 #include <linux/capability.h>
 #include <linux/cleanup.h>
+#include <linux/cpumask.h>
+#include <linux/cred.h>
+#include <linux/ctype.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/kstrtox.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -84,8 +102,9 @@ static bool ikt_prio_valid(unsigned int prio)
 static int ikt_parse_rule(const char *s, size_t len, struct ikt_prio_rule *rule)
 {
 	char buf[IKT_NAME_LEN + 4];
-	unsigned int prio, irq;
-	char *colon;
+	unsigned int prio;
+	char *colon, *c;
+	int irq;
 
 	if (!len || len >= sizeof(buf))
 		return -EINVAL;
@@ -100,7 +119,12 @@ static int ikt_parse_rule(const char *s, size_t len, struct ikt_prio_rule *rule)
 		return -EINVAL;
 
 	rule->prio = prio;
-	if (!kstrtouint(buf, 10, &irq) && irq <= INT_MAX) {
+	for (c = buf; isdigit(*c); c++)
+		;
+	if (!*c) {
+		/* All digits: an interrupt number, which must fit an int. */
+		if (kstrtoint(buf, 10, &irq) || irq < 0)
+			return -EINVAL;
 		rule->irq = irq;
 		rule->name[0] = '\0';
 	} else {
@@ -180,16 +204,33 @@ VISIBLE_IF_KUNIT const struct ikt_prio_rules *ikt_boot_prio_rules(void)
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_boot_prio_rules);
 
-static int __init ikt_prio_setup(char *str)
+/*
+ * ikt.prio= is a parameter of the built-in "ikt" (parse_args() sets it
+ * before any interrupt thread starts).  A value given twice is refused:
+ * the first one stays.
+ */
+static bool ikt_prio_given __initdata;
+
+static int __init ikt_prio_param_set(const char *val, const struct kernel_param *kp)
 {
-	if (ikt_parse_prio_rules(str, &ikt_boot_rules)) {
-		pr_err("ikt.prio=%s: expected <irq|name>:<1-%d>[,...] with at most %d entries; ignored\n",
-		       str ?: "", MAX_RT_PRIO - 1, IKT_MAX_RULES);
+	if (ikt_prio_given) {
+		pr_err("ikt.prio= given twice: '%s' ignored, the first one stays\n",
+		       val ?: "");
 		return -EINVAL;
 	}
+	if (ikt_parse_prio_rules(val, &ikt_boot_rules)) {
+		pr_err("ikt.prio=%s: expected <irq|name>:<1-%d>[,...] with at most %d entries; ignored\n",
+		       val ?: "", MAX_RT_PRIO - 1, IKT_MAX_RULES);
+		return -EINVAL;
+	}
+	ikt_prio_given = true;
 	return 0;
 }
-early_param("ikt.prio", ikt_prio_setup);
+
+static const struct kernel_param_ops ikt_prio_param_ops __initconst = {
+	.set = ikt_prio_param_set,
+};
+module_param_cb(prio, &ikt_prio_param_ops, NULL, 0);
 
 /* Priority for a thread of @desc that has none set explicitly. */
 static unsigned int ikt_config_prio(struct irq_desc *desc, const char *name)
@@ -204,11 +245,11 @@ static unsigned int ikt_config_prio(struct irq_desc *desc, const char *name)
 	return prio ?: CONFIG_IKT_DEFAULT_PRIO;
 }
 
-static void ikt_set_task_prio(struct task_struct *t, unsigned int prio)
+static int ikt_set_task_prio(struct task_struct *t, unsigned int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
 
-	WARN_ON_ONCE(sched_setscheduler_nocheck(t, SCHED_FIFO, &sp));
+	return sched_setscheduler_nocheck(t, SCHED_FIFO, &sp);
 }
 
 /**
@@ -220,8 +261,41 @@ static void ikt_set_task_prio(struct task_struct *t, unsigned int prio)
  */
 void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
 {
+	unsigned int prio;
+
 	guard(mutex)(&ikt_prio_mutex);
-	ikt_set_task_prio(current, ikt_config_prio(desc, action->name));
+	prio = ikt_config_prio(desc, action->name);
+	if (ikt_set_task_prio(current, prio))
+		pr_warn_ratelimited("irq %u: thread %s stays at its priority, SCHED_FIFO %u refused\n",
+				    irq_desc_get_irq(desc), current->comm, prio);
+}
+
+/* Lines whose handlers can never run in a thread of their own. */
+static bool ikt_desc_threadless(struct irq_desc *desc)
+{
+	guard(raw_spinlock_irqsave)(&desc->lock);
+	return irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
+	       irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
+	       irq_is_nmi(desc) || !irq_settings_can_thread(desc);
+}
+
+/* Set every thread of @desc to @prio; the first error, after trying all. */
+static int ikt_desc_set_threads(struct irq_desc *desc, unsigned int prio)
+{
+	struct irqaction *action;
+	int ret = 0, err;
+
+	for_each_action_of_desc(desc, action) {
+		if (action->thread) {
+			err = ikt_set_task_prio(action->thread, prio);
+			ret = ret ?: err;
+		}
+		if (action->secondary && action->secondary->thread) {
+			err = ikt_set_task_prio(action->secondary->thread, prio);
+			ret = ret ?: err;
+		}
+	}
+	return ret;
 }
 
 /**
@@ -233,35 +307,52 @@ void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
  * of every action sharing the line, and of threads that request_irq()
  * creates for @irq later.  It overrides ikt.prio= and
  * CONFIG_IKT_DEFAULT_PRIO for @irq.  A later sched_setscheduler() on one
- * thread (chrt) still wins for that thread until the next call.
+ * thread (chrt) still wins for that thread until the next call.  This is
+ * the administrator's policy (/proc/irq/<N>/thread_priority), not a
+ * driver interface, and is not exported.
  *
  * Context: process context, may sleep.
- * Return: 0 on success, -EINVAL if @prio is out of range or @irq has no
- * descriptor; nothing is changed then.
+ * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
+ * descriptor, or its handlers can never run in a thread (chained, nested,
+ * per-CPU, NMI or IRQ_NOTHREAD lines); the scheduler's error if a thread
+ * refused the priority, after the threads were set back to the previous
+ * setting.  Nothing is changed on error.
  */
-int irq_set_thread_priority(unsigned int irq, unsigned int prio)
+VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio)
 {
-	struct irqaction *action;
 	struct irq_desc *desc;
+	unsigned int old;
+	int ret;
 
 	if (!ikt_prio_valid(prio))
 		return -EINVAL;
 	desc = irq_to_desc(irq);
-	if (!desc)
+	if (!desc || ikt_desc_threadless(desc))
 		return -EINVAL;
 
 	guard(mutex)(&desc->request_mutex);
 	guard(mutex)(&ikt_prio_mutex);
-	WRITE_ONCE(desc->ikt_prio, prio);
-	for_each_action_of_desc(desc, action) {
-		if (action->thread)
-			ikt_set_task_prio(action->thread, prio);
-		if (action->secondary && action->secondary->thread)
-			ikt_set_task_prio(action->secondary->thread, prio);
+	old = READ_ONCE(desc->ikt_prio);
+	ret = ikt_desc_set_threads(desc, prio);
+	if (ret) {
+		WRITE_ONCE(desc->ikt_prio, old);
+		ikt_desc_set_threads(desc, ikt_config_prio(desc, NULL));
+		return ret;
 	}
+	WRITE_ONCE(desc->ikt_prio, prio);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(irq_set_thread_priority);
+EXPORT_SYMBOL_IF_KUNIT(irq_set_thread_priority);
+
+/* What a thread reads as: its priority, or the one it takes at its start. */
+static unsigned int ikt_thread_prio(struct irq_desc *desc,
+				    struct irqaction *action,
+				    struct task_struct *t)
+{
+	if (t->policy != SCHED_FIFO)
+		return ikt_config_prio(desc, action->name);
+	return t->rt_priority;
+}
 
 /**
  * ikt_thread_priority_show - what /proc/irq/<N>/thread_priority reads
@@ -271,8 +362,10 @@ EXPORT_SYMBOL_GPL(irq_set_thread_priority);
  *
  * The distinct SCHED_FIFO priorities of @irq's threads, ascending and
  * separated by spaces (one number unless a thread was changed by hand), or,
- * if @irq has no thread, the priority a new thread would get.
+ * if @irq has no thread, the priority a new thread would get.  A thread
+ * that has not started yet counts with the priority it will take.
  *
+ * Context: takes desc->lock only.
  * Return: the length written, or -EINVAL if @irq has no descriptor.
  */
 VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
@@ -284,16 +377,21 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
 	unsigned int prio;
 	int len = 0;
 
+	guard(rcu)();
 	desc = irq_to_desc(irq);
 	if (!desc)
 		return -EINVAL;
 
-	scoped_guard(mutex, &desc->request_mutex) {
+	scoped_guard(raw_spinlock_irqsave, &desc->lock) {
 		for_each_action_of_desc(desc, action) {
+			struct irqaction *sec = action->secondary;
+
 			if (action->thread)
-				__set_bit(action->thread->rt_priority, seen);
-			if (action->secondary && action->secondary->thread)
-				__set_bit(action->secondary->thread->rt_priority, seen);
+				__set_bit(ikt_thread_prio(desc, action, action->thread),
+					  seen);
+			if (sec && sec->thread)
+				__set_bit(ikt_thread_prio(desc, action, sec->thread),
+					  seen);
 		}
 		if (bitmap_empty(seen, MAX_RT_PRIO))
 			__set_bit(ikt_config_prio(desc, NULL), seen);
@@ -306,20 +404,22 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
 EXPORT_SYMBOL_IF_KUNIT(ikt_thread_priority_show);
 
 /**
- * ikt_thread_priority_store - what a write to /proc/irq/<N>/thread_priority does
+ * ikt_thread_priority_store - set @irq's thread priority from text
  * @irq: interrupt number
- * @str: the written text, NUL-terminated: a decimal 1..99, blanks around
+ * @str: NUL-terminated: a decimal 1..99, blanks around
  *
- * Return: 0, -EPERM without CAP_SYS_NICE, -EINVAL for anything but a
- * priority in range; nothing is changed on error.
+ * The caller checks the writer's right (the file's opener needs
+ * CAP_SYS_NICE).
+ *
+ * Return: 0, or -EINVAL for anything but a priority in range and an
+ * interrupt that can have threads, or irq_set_thread_priority()'s error;
+ * nothing is changed on error.
  */
 VISIBLE_IF_KUNIT int ikt_thread_priority_store(unsigned int irq, const char *str)
 {
 	char buf[IKT_PRIO_BUF];
 	unsigned int prio;
 
-	if (!capable(CAP_SYS_NICE))
-		return -EPERM;
 	if (strscpy(buf, str, sizeof(buf)) < 0)
 		return -EINVAL;
 	if (kstrtouint(strim(buf), 10, &prio))
@@ -328,11 +428,39 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_store(unsigned int irq, const char *str
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_thread_priority_store);
 
+/*
+ * Whether the flow of @desc masks the line for every interrupt of the
+ * IRQF_ONESHOT @action until its thread is done: level and fasteoi flows
+ * on a chip that can mask, with IRQF_ONESHOT kept (@action->thread_mask;
+ * an ONESHOT_SAFE chip drops the flag).
+ */
+static bool ikt_flow_masks_oneshot(struct irq_desc *desc,
+				   struct irqaction *action)
+{
+	struct irq_chip *chip = irq_desc_get_chip(desc);
+	irq_flow_handler_t flow = desc->handle_irq;
+
+	if (!action->thread_mask || !chip || !chip->irq_mask)
+		return false;
+	if (flow == handle_level_irq || flow == handle_fasteoi_irq)
+		return true;
+#ifdef CONFIG_IRQ_FASTEOI_HIERARCHY_HANDLERS
+	if (flow == handle_fasteoi_ack_irq || flow == handle_fasteoi_mask_irq)
+		return true;
+#endif
+	return false;
+}
+
 /**
  * ikt_action_mode - where an action's primary handler runs, and why
  * @desc: the interrupt's descriptor, desc->lock held
  * @action: one of @desc's actions
  * @reason: set to why a "hard" handler is not threaded, else NULL
+ *
+ * For an IRQF_ONESHOT request IKT threads, "threaded" means the line's
+ * flow masks it for every interrupt (level and fasteoi flows on a chip
+ * that can mask); ikt_defer_primary() makes the same decision for each
+ * interrupt.
  *
  * Return: "threaded", "hard" or "nested" (the handler runs in the thread
  * of the parent interrupt that demultiplexes it).
@@ -352,6 +480,12 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 		return "nested";
 	if (irq_action_primary_threaded(action))
 		return "threaded";
+	if (test_bit(IRQTF_IKT_PRIMARY, &action->thread_flags)) {
+		if (ikt_flow_masks_oneshot(desc, action))
+			return "threaded";
+		*reason = "oneshot_unmasked";
+		return "hard";
+	}
 
 	if (irq_is_nmi(desc))
 		*reason = "nmi";
@@ -366,63 +500,159 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 		*reason = "not_threadable";
 	else if (!force_irqthreads())
 		*reason = "ikt_off";
-	else if ((action->flags & IRQF_ONESHOT) && !ikt_enabled)
-		*reason = "oneshot";
 	else
-		*reason = "unknown";
+		/*
+		 * Forced threading skips only IRQF_ONESHOT requests here,
+		 * also those whose flag an ONESHOT_SAFE chip dropped since.
+		 */
+		*reason = "oneshot";
 	return "hard";
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_action_mode);
 
 #ifdef CONFIG_PROC_FS
-static void ikt_report_thread(struct seq_file *m, struct task_struct *t)
+/* One line of /proc/irq/ikt, taken under desc->lock and printed after. */
+struct ikt_report_line {
+	char name[24];
+	const char *mode;
+	const char *reason;
+	struct task_struct *task;	/* a reference, or NULL */
+};
+
+#define IKT_REPORT_LINES	16
+
+/*
+ * The pid of @t as the reader of @m sees it: in the pid namespace of the
+ * proc mount, and only where that mount's hidepid= lets the reader see
+ * /proc/<pid> (the rule of fs/proc/base.c: the pid_gid group, or ptrace
+ * read access); else 0.
+ */
+static pid_t ikt_report_pid(struct seq_file *m, struct task_struct *t)
 {
-	if (t)
-		seq_printf(m, " %7d %4u", task_pid_nr(t), t->rt_priority);
+	struct proc_fs_info *fs_info = proc_sb_info(file_inode(m->file)->i_sb);
+
+	if (fs_info->hide_pid != HIDEPID_OFF && !in_group_p(fs_info->pid_gid) &&
+	    !ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS))
+		return 0;
+	return task_pid_nr_ns(t, fs_info->pid_ns);
+}
+
+static void ikt_report_task(struct seq_file *m, struct task_struct *t)
+{
+	pid_t pid = t ? ikt_report_pid(m, t) : 0;
+
+	if (pid)
+		seq_printf(m, " %7d %4u", pid, t->rt_priority);
+	else if (t)
+		seq_printf(m, " %7s %4u", "-", t->rt_priority);
 	else
 		seq_printf(m, " %7s %4s", "-", "-");
 }
 
-static int ikt_report_show(struct seq_file *m, void *v)
+static void ikt_report_take(struct ikt_report_line *l, const char *name,
+			    const char *mode, const char *reason,
+			    struct task_struct *t)
+{
+	strscpy(l->name, name ?: "-", sizeof(l->name));
+	l->mode = mode;
+	l->reason = reason;
+	l->task = t;
+	if (t)
+		get_task_struct(t);
+}
+
+/* The lines of one interrupt; the number of lines, and how many did not fit. */
+static unsigned int ikt_report_collect(struct irq_desc *desc,
+				       struct ikt_report_line *line,
+				       unsigned int *more)
 {
 	struct irqaction *action;
-	struct irq_desc *desc;
-	unsigned int irq;
+	unsigned int n = 0;
 
-	seq_printf(m, "# IKT %s; threads default to SCHED_FIFO %d\n",
-		   ikt_enabled ? "on" : "off (ikt=off)",
-		   ikt_enabled ? CONFIG_IKT_DEFAULT_PRIO : MAX_RT_PRIO / 2);
-	seq_printf(m, "# %4s %-20s %-8s %7s %4s %s\n",
-		   "irq", "action", "mode", "pid", "prio", "reason");
+	*more = 0;
+	guard(raw_spinlock_irqsave)(&desc->lock);
+	for_each_action_of_desc(desc, action) {
+		const char *mode, *reason;
 
-	irq_lock_sparse();
-	for_each_irq_desc(irq, desc) {
-		raw_spin_lock_irq(&desc->lock);
-		for_each_action_of_desc(desc, action) {
-			const char *mode, *reason;
-			char name[24];
-
-			mode = ikt_action_mode(desc, action, &reason);
-			if (action->name)
-				strscpy(name, action->name, sizeof(name));
-			else
-				snprintf(name, sizeof(name), "%ps", desc->handle_irq);
-			seq_printf(m, "%6u %-20s %-8s", irq, name, mode);
-			ikt_report_thread(m, action->thread);
-			seq_printf(m, " %s\n", reason ?: "-");
-			if (action->secondary) {
-				seq_printf(m, "%6u %-20s %-8s", irq, name, "threaded");
-				ikt_report_thread(m, action->secondary->thread);
-				seq_puts(m, " secondary\n");
-			}
+		if (n + 2 > IKT_REPORT_LINES) {
+			(*more)++;
+			continue;
 		}
-		raw_spin_unlock_irq(&desc->lock);
+		mode = ikt_action_mode(desc, action, &reason);
+		ikt_report_take(&line[n++], action->name, mode, reason,
+				action->thread);
+		if (action->secondary)
+			ikt_report_take(&line[n++], action->name, "threaded",
+					"secondary", action->secondary->thread);
 	}
-	irq_unlock_sparse();
+	return n;
+}
+
+static void ikt_report_irq(struct seq_file *m, unsigned int irq)
+{
+	struct ikt_report_line line[IKT_REPORT_LINES];
+	unsigned int i, n, more;
+	struct irq_desc *desc;
+
+	scoped_guard(rcu) {
+		desc = irq_to_desc(irq);
+		if (!desc)
+			return;
+		n = ikt_report_collect(desc, line, &more);
+	}
+	for (i = 0; i < n; i++) {
+		seq_printf(m, "%6u %-20s %-8s", irq, line[i].name, line[i].mode);
+		ikt_report_task(m, line[i].task);
+		seq_printf(m, " %s\n", line[i].reason ?: "-");
+		if (line[i].task)
+			put_task_struct(line[i].task);
+	}
+	if (more)
+		seq_printf(m, "%6u (%u more actions)\n", irq, more);
+}
+
+/* Position i < nr_irqs: interrupt i; nr_irqs: the footer. */
+static void *ikt_report_start(struct seq_file *m, loff_t *pos)
+{
+	return *pos <= nr_irqs ? pos : NULL;
+}
+
+static void *ikt_report_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	(*pos)++;
+	return ikt_report_start(m, pos);
+}
+
+static void ikt_report_stop(struct seq_file *m, void *v)
+{
+}
+
+static int ikt_report_show(struct seq_file *m, void *v)
+{
+	loff_t i = *(loff_t *)v;
+
+	if (!i) {
+		seq_printf(m, "# IKT %s; threads default to SCHED_FIFO %d\n",
+			   ikt_enabled ? "on" : "off (ikt=off)",
+			   ikt_enabled ? CONFIG_IKT_DEFAULT_PRIO : MAX_RT_PRIO / 2);
+		seq_printf(m, "# %4s %-20s %-8s %7s %4s %s\n",
+			   "irq", "action", "mode", "pid", "prio", "reason");
+	}
+	if (i < nr_irqs) {
+		ikt_report_irq(m, i);
+		return 0;
+	}
 	seq_puts(m, "# not listed: architecture vectors that are not interrupt descriptors\n"
 		    "# (local APIC timer, IPIs, irq_work, ...): always hard\n");
 	return 0;
 }
+
+static const struct seq_operations ikt_report_ops = {
+	.start	= ikt_report_start,
+	.next	= ikt_report_next,
+	.stop	= ikt_report_stop,
+	.show	= ikt_report_show,
+};
 
 static int ikt_prio_proc_show(struct seq_file *m, void *v)
 {
@@ -442,6 +672,11 @@ static int ikt_prio_proc_open(struct inode *inode, struct file *file)
 	return single_open(file, ikt_prio_proc_show, pde_data(inode));
 }
 
+/*
+ * The file is 0666: whether a write may change priorities is decided by
+ * the opener's credentials (CAP_SYS_NICE in the initial user namespace),
+ * as for sched_setscheduler() on another user's task, not by its uid.
+ */
 static ssize_t ikt_prio_proc_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
@@ -449,12 +684,14 @@ static ssize_t ikt_prio_proc_write(struct file *file, const char __user *ubuf,
 	char buf[IKT_PRIO_BUF];
 	int ret;
 
-	if (!capable(CAP_SYS_NICE))
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_NICE))
 		return -EPERM;
-	if (!count || count >= sizeof(buf))
+	if (*ppos || !count || count >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
+	if (memchr(buf, '\0', count))
+		return -EINVAL;
 	buf[count] = '\0';
 	ret = ikt_thread_priority_store(irq, buf);
 	return ret ?: count;
@@ -470,7 +707,7 @@ static const struct proc_ops ikt_prio_proc_ops = {
 
 void ikt_register_irq_proc(struct irq_desc *desc, void *data)
 {
-	proc_create_data("thread_priority", 0644, desc->dir, &ikt_prio_proc_ops,
+	proc_create_data("thread_priority", 0666, desc->dir, &ikt_prio_proc_ops,
 			 data);
 }
 
@@ -481,7 +718,7 @@ void ikt_unregister_irq_proc(struct irq_desc *desc)
 
 static int __init ikt_proc_init(void)
 {
-	if (!proc_create_single("irq/ikt", 0444, NULL, ikt_report_show))
+	if (!proc_create_seq("irq/ikt", 0444, NULL, &ikt_report_ops))
 		pr_warn("cannot create /proc/irq/ikt\n");
 	return 0;
 }

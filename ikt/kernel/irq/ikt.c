@@ -699,7 +699,7 @@ static ssize_t ikt_prio_proc_write(struct file *file, const char __user *ubuf,
 
 static const struct proc_ops ikt_prio_proc_ops = {
 	.proc_open	= ikt_prio_proc_open,
-	.proc_read	= seq_read,
+	.proc_read_iter	= seq_read_iter,
 	.proc_lseek	= seq_lseek,
 	.proc_release	= single_release,
 	.proc_write	= ikt_prio_proc_write,

@@ -46,10 +46,6 @@ static int gap_us = 500;
 module_param(gap_us, int, 0444);
 MODULE_PARM_DESC(gap_us, "time between two interrupts, random in gap_us..2*gap_us (default 500)");
 
-static int prio;
-module_param(prio, int, 0444);
-MODULE_PARM_DESC(prio, "irq_set_thread_priority() for the threaded handler (default 0: leave it)");
-
 struct ikt_bench {
 	struct completion done;
 	struct hrtimer timer;
@@ -126,11 +122,6 @@ static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode
 	ret = request_irq(irq, ikt_bench_handler, flags, "ikt-bench", &b);
 	if (ret)
 		return ret;
-	if (prio && !(flags & IRQF_NO_THREAD)) {
-		ret = irq_set_thread_priority(irq, prio);
-		if (ret)
-			goto out;
-	}
 	for (b.n = 0; b.n < samples; ) {
 		u32 gap = gap_us + get_random_u32_below(gap_us + 1);
 
@@ -162,8 +153,7 @@ static int __init ikt_bench_init(void)
 	u64 *buf;
 	int ret;
 
-	if (samples < 1 || samples > 100000 || gap_us < 1 || gap_us > 1000000 ||
-	    prio < 0 || prio > MAX_RT_PRIO - 1)
+	if (samples < 1 || samples > 100000 || gap_us < 1 || gap_us > 1000000)
 		return -EINVAL;
 	buf = kvcalloc(samples, sizeof(u64), GFP_KERNEL);
 	if (!buf)

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for interrupt kernel threads (IKT): where handlers run, at
- * which priority, what a ONESHOT line does while its thread runs, whom an
- * interrupt thread preempts, and what the priority file accepts.
+ * which priority and in which context, what an IRQF_ONESHOT request sees
+ * on masked, edge, ONESHOT_SAFE and shared lines and from
+ * irq_wake_thread(), whom an interrupt thread preempts, that timer_list
+ * timers run under a SCHED_FIFO hog, and what the priority file and the
+ * report give whom.
  *
  * Copyright (C) 2026 PV-RT Developers
  *
@@ -17,16 +20,24 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mman.h>
+#include <linux/mount.h>
+#include <linux/pid_namespace.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/irq_sim.h>
 #include <linux/irqdomain.h>
+#include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/string.h>
+#include <linux/timer.h>
 #include <uapi/linux/sched/types.h>
 
 #include "../internals.h"
@@ -39,6 +50,7 @@
 struct ikt_seen {
 	bool hardirq;
 	bool irqs_off;
+	bool bh_off;
 	struct task_struct *task;
 	int policy;
 	unsigned int prio;
@@ -55,13 +67,25 @@ struct ikt_test {
 	struct ikt_seen thread;
 	bool masked_in_thread;
 	int refire_ret;
+	unsigned int work_irq;	/* what level_work raises */
 	struct irq_work level_work;
+	/* edge, shared and irq_wake_thread() cases */
+	struct completion thread_started;
+	struct completion release;
+	struct completion next_primary;
+	atomic_t threads;
+	bool hold_thread;	/* thread_fn waits for @release */
+	bool wait_next;		/* thread_fn waits for the next primary */
+	bool waited_next;
+	bool all_primaries_hard;
+	bool device_pending;	/* what a primary checks, as a driver would */
 };
 
 static void ikt_record(struct ikt_seen *seen)
 {
 	seen->hardirq = in_hardirq();
 	seen->irqs_off = irqs_disabled();
+	seen->bh_off = softirq_count();
 	seen->task = current;
 	seen->policy = current->policy;
 	seen->prio = current->rt_priority;
@@ -108,7 +132,7 @@ static void ikt_level_fire(struct irq_work *work)
 {
 	struct ikt_test *t = container_of(work, struct ikt_test, level_work);
 
-	generic_handle_irq(t->virq[0]);
+	generic_handle_irq(t->work_irq);
 }
 
 static int ikt_test_init(struct kunit *test)
@@ -120,6 +144,10 @@ static int ikt_test_init(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	init_completion(&t->primary_done);
 	init_completion(&t->thread_done);
+	init_completion(&t->thread_started);
+	init_completion(&t->release);
+	init_completion(&t->next_primary);
+	t->all_primaries_hard = true;
 	t->level_work = IRQ_WORK_INIT_HARD(ikt_level_fire);
 
 	t->fwnode = irq_domain_alloc_named_fwnode("ikt-kunit");
@@ -130,6 +158,7 @@ static int ikt_test_init(struct kunit *test)
 		t->virq[i] = irq_create_mapping(t->domain, i);
 		KUNIT_ASSERT_NE(test, t->virq[i], 0);
 	}
+	t->work_irq = t->virq[0];
 	test->priv = t;
 	return 0;
 }
@@ -146,6 +175,7 @@ static void ikt_test_exit(struct kunit *test)
 		if (!t->virq[i])
 			continue;
 		/* A case that stopped on a failed assertion left it requested. */
+		complete_all(&t->release);
 		if (irq_has_action(t->virq[i]))
 			free_irq(t->virq[i], t);
 		irq_dispose_mapping(t->virq[i]);
@@ -202,11 +232,30 @@ static void ikt_threaded_by_default(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, t->primary.hardirq);
 	KUNIT_EXPECT_TRUE(test, t->primary.task->flags & PF_KTHREAD);
 	KUNIT_EXPECT_PTR_EQ(test, t->primary.task, ikt_action(irq)->thread);
+	/* The context Documentation/core-api/irq/ikt.rst states. */
+	KUNIT_EXPECT_TRUE(test, t->primary.bh_off);
+	KUNIT_EXPECT_EQ(test, t->primary.irqs_off, !IS_ENABLED(CONFIG_PREEMPT_RT));
 	KUNIT_EXPECT_EQ(test, t->primary.policy, SCHED_FIFO);
 	KUNIT_EXPECT_EQ(test, t->primary.prio, CONFIG_IKT_DEFAULT_PRIO);
 	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "threaded");
 	KUNIT_EXPECT_NULL(test, reason);
 	free_irq(irq, t);
+}
+
+/* What the first ikt.prio= of the command line gives (@irq, @name). */
+static unsigned int ikt_first_boot_rule(struct kunit *test, unsigned int irq,
+					const char *name)
+{
+	struct ikt_prio_rules rules = { };
+	const char *p = strstr(saved_command_line, "ikt.prio=");
+	char *val;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	val = kunit_kstrdup(test, p + strlen("ikt.prio="), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, val);
+	val[strcspn(val, " ")] = '\0';
+	KUNIT_ASSERT_EQ(test, ikt_parse_prio_rules(val, &rules), 0);
+	return ikt_rules_prio(&rules, irq, name);
 }
 
 /* The boot rule ikt.prio=ikt-kunit-boot:<p> gives that action's thread p. */
@@ -220,6 +269,8 @@ static void ikt_boot_param_prio(struct kunit *test)
 	want = ikt_rules_prio(ikt_boot_prio_rules(), irq, "ikt-kunit-boot");
 	if (!want)
 		kunit_skip(test, "boot with ikt.prio=ikt-kunit-boot:<prio> to run this");
+	/* Given twice (as the test runner does), the first one stays. */
+	KUNIT_EXPECT_EQ(test, want, ikt_first_boot_rule(test, irq, "ikt-kunit-boot"));
 
 	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-boot", t), 0);
 	ikt_fire(test, irq);
@@ -256,6 +307,10 @@ static const struct ikt_rules_case ikt_rules_cases[] = {
 	{ "x:50,",		-EINVAL },
 	{ ",x:50",		-EINVAL },
 	{ "x:4294967346",	-EINVAL },
+	{ "2147483647:50",	0,	2147483647, NULL, 50 },
+	{ "2147483648:50",	-EINVAL },
+	{ "4294967296:50",	-EINVAL },
+	{ "007:50",		0,	7, NULL,	50 },
 	{ "irq-name-of-31-characters-is-ok:50", 0, 9, "irq-name-of-31-characters-is-ok", 50 },
 	{ "irq-name-of-32-characters-ok-not:50", -EINVAL },
 	{ "1:1,2:1,3:1,4:1,5:1,6:1,7:1,8:1,9:1,10:1,11:1,12:1,13:1,14:1,15:1,16:1,17:1",
@@ -401,6 +456,7 @@ static void ikt_oneshot_masked(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, t->thread.task, action->thread);
 	KUNIT_EXPECT_FALSE(test, t->thread.hardirq);
 	KUNIT_EXPECT_FALSE(test, t->thread.irqs_off);
+	KUNIT_EXPECT_FALSE(test, t->thread.bh_off);
 	KUNIT_EXPECT_TRUE(test, t->masked_in_thread);
 	KUNIT_EXPECT_EQ(test, t->refire_ret, 0);
 	/* Raised at the chip while masked: not delivered, neither then nor now. */
@@ -539,16 +595,14 @@ static const char *ikt_show(struct kunit *test, unsigned int irq)
 }
 
 /*
- * The priority file takes 1..99 from a CAP_SYS_NICE writer; everything
- * else is -EINVAL (or -EPERM) and leaves the threads and the file alone.
+ * The priority text takes 1..99; everything else is -EINVAL and leaves
+ * the threads and the file alone.
  */
 static void ikt_proc_input(struct kunit *test)
 {
 	struct ikt_test *t = test->priv;
 	unsigned int irq = t->virq[0];
 	struct task_struct *thread;
-	const struct cred *old;
-	struct cred *cred;
 	int i;
 
 	ikt_require_threading(test);
@@ -567,16 +621,6 @@ static void ikt_proc_input(struct kunit *test)
 		KUNIT_EXPECT_STREQ(test, ikt_show(test, irq), "77\n");
 	}
 
-	/* Without CAP_SYS_NICE even a valid priority is refused. */
-	cred = prepare_creds();
-	KUNIT_ASSERT_NOT_NULL(test, cred);
-	cap_lower(cred->cap_effective, CAP_SYS_NICE);
-	old = override_creds(cred);
-	KUNIT_EXPECT_EQ(test, ikt_thread_priority_store(irq, "60"), -EPERM);
-	revert_creds(old);
-	put_cred(cred);
-	KUNIT_EXPECT_EQ(test, thread->rt_priority, 77);
-
 	/* The in-kernel call checks the same range, and the interrupt. */
 	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, MAX_RT_PRIO), -EINVAL);
@@ -589,6 +633,529 @@ static void ikt_proc_input(struct kunit *test)
 	free_irq(irq, t);
 }
 
+/* The edge, ONESHOT_SAFE, shared and irq_wake_thread() cases' handlers. */
+static irqreturn_t ikt_edge_primary(int irq, void *dev_id)
+{
+	struct ikt_test *t = dev_id;
+
+	if (!in_hardirq())
+		t->all_primaries_hard = false;
+	ikt_record(&t->primary);
+	if (atomic_inc_return(&t->primaries) == 2)
+		complete(&t->next_primary);
+	complete(&t->primary_done);
+	return IRQ_WAKE_THREAD;
+}
+
+static irqreturn_t ikt_edge_thread_fn(int irq, void *dev_id)
+{
+	struct ikt_test *t = dev_id;
+
+	if (atomic_inc_return(&t->threads) == 1) {
+		ikt_record(&t->thread);
+		complete(&t->thread_started);
+		if (t->wait_next)
+			t->waited_next = wait_for_completion_timeout(&t->next_primary,
+								     WAIT_LIMIT) > 0;
+		if (t->hold_thread)
+			wait_for_completion(&t->release);
+	}
+	complete(&t->thread_done);
+	return IRQ_HANDLED;
+}
+
+/* Raise @irq of the simulator and wait until its primary has run. */
+static void ikt_fire_one(struct kunit *test, unsigned int irq)
+{
+	struct ikt_test *t = test->priv;
+
+	reinit_completion(&t->primary_done);
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->primary_done);
+}
+
+/*
+ * An IRQF_ONESHOT request on an edge-like line (the simulator's
+ * handle_simple_irq() never masks): the primary runs in hard interrupt
+ * context, once for every interrupt, also while the thread function is
+ * still running, and a thread function that waits for its own next
+ * primary gets it.  Threading the primary here would lose interrupts and
+ * leave that thread function waiting forever.
+ */
+static void ikt_oneshot_edge(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	const char *reason;
+
+	ikt_require_threading(test);
+	t->wait_next = true;
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
+						   IRQF_ONESHOT, "ikt-kunit-edge", t), 0);
+	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "hard");
+	KUNIT_EXPECT_STREQ(test, reason, "oneshot_unmasked");
+
+	ikt_fire_one(test, irq);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&t->thread_started, WAIT_LIMIT), 0);
+	/* The thread function is running: two more interrupts, each seen. */
+	ikt_fire_one(test, irq);
+	ikt_fire_one(test, irq);
+	ikt_wait(test, &t->thread_done);
+	synchronize_irq(irq);
+
+	KUNIT_EXPECT_TRUE(test, t->waited_next);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 3);
+	KUNIT_EXPECT_TRUE(test, t->all_primaries_hard);
+	KUNIT_EXPECT_FALSE(test, t->thread.hardirq);
+	KUNIT_EXPECT_PTR_EQ(test, t->thread.task, ikt_action(irq)->thread);
+	free_irq(irq, t);
+}
+
+/* A chip like PCI-MSI's: IRQCHIP_ONESHOT_SAFE, nothing to mask. */
+static void ikt_chip_nop(struct irq_data *d)
+{
+}
+
+static struct irq_chip ikt_oneshot_safe_chip = {
+	.name		= "ikt-kunit-msi",
+	.irq_mask	= ikt_chip_nop,
+	.irq_unmask	= ikt_chip_nop,
+	.irq_eoi	= ikt_chip_nop,
+	.flags		= IRQCHIP_ONESHOT_SAFE,
+};
+
+/*
+ * On an ONESHOT_SAFE chip genirq drops IRQF_ONESHOT and the fasteoi flow
+ * does not mask: the primary stays in hard interrupt context.
+ */
+static void ikt_oneshot_safe(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[1];
+	const char *reason;
+
+	ikt_require_threading(test);
+	irq_set_chip_and_handler(irq, &ikt_oneshot_safe_chip, handle_fasteoi_irq);
+	t->work_irq = irq;
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
+						   IRQF_ONESHOT, "ikt-kunit-safe", t), 0);
+	KUNIT_EXPECT_EQ(test, ikt_action(irq)->thread_mask, 0);
+	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "hard");
+	KUNIT_EXPECT_STREQ(test, reason, "oneshot_unmasked");
+
+	irq_work_queue(&t->level_work);
+	ikt_wait(test, &t->thread_done);
+	synchronize_irq(irq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 1);
+	KUNIT_EXPECT_TRUE(test, t->all_primaries_hard);
+	KUNIT_EXPECT_FALSE(test, t->thread.hardirq);
+	free_irq(irq, t);
+}
+
+/* A primary that, as drivers do, claims the interrupt only if its device did. */
+static irqreturn_t ikt_checking_primary(int irq, void *dev_id)
+{
+	struct ikt_test *t = dev_id;
+
+	ikt_primary_ran(t);
+	if (!t->device_pending)
+		return IRQ_NONE;
+	t->device_pending = false;
+	return IRQ_WAKE_THREAD;
+}
+
+/*
+ * irq_wake_thread() runs the requester's thread function, and only that,
+ * also for an IRQF_ONESHOT request whose primary IKT threads.
+ */
+static void ikt_wake_thread(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	const char *reason;
+
+	ikt_require_threading(test);
+	irq_set_handler(irq, handle_level_irq);
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_checking_primary, ikt_edge_thread_fn,
+						   IRQF_ONESHOT, "ikt-kunit-wake", t), 0);
+	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "threaded");
+
+	irq_wake_thread(irq, t);
+	ikt_wait(test, &t->thread_done);
+	synchronize_irq(irq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->threads), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 0);
+
+	/* An interrupt from the device still goes through the primary. */
+	reinit_completion(&t->thread_done);
+	t->device_pending = true;
+	irq_work_queue(&t->level_work);
+	ikt_wait(test, &t->thread_done);
+	synchronize_irq(irq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->threads), 2);
+	KUNIT_EXPECT_FALSE(test, t->primary.hardirq);
+	KUNIT_EXPECT_FALSE(test, irqd_irq_masked(irq_get_irq_data(irq)));
+	free_irq(irq, t);
+}
+
+/*
+ * Two IRQF_ONESHOT requests share a level-triggered line: each primary
+ * runs in its own action's thread, and the line stays masked until the
+ * last thread function has returned.
+ */
+static void ikt_oneshot_shared(struct kunit *test)
+{
+	struct ikt_test *t = test->priv, *u;
+	unsigned int irq = t->virq[0];
+	struct irq_data *d = irq_get_irq_data(irq);
+	struct irqaction *a, *b;
+
+	ikt_require_threading(test);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	init_completion(&u->primary_done);
+	init_completion(&u->thread_done);
+	init_completion(&u->thread_started);
+	init_completion(&u->release);
+	init_completion(&u->next_primary);
+	u->all_primaries_hard = true;
+
+	t->hold_thread = true;
+	irq_set_handler(irq, handle_level_irq);
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_wake_handler, ikt_edge_thread_fn,
+						   IRQF_ONESHOT | IRQF_SHARED,
+						   "ikt-kunit-shared-a", t), 0);
+	if (request_threaded_irq(irq, ikt_wake_handler, ikt_edge_thread_fn,
+				 IRQF_ONESHOT | IRQF_SHARED, "ikt-kunit-shared-b", u)) {
+		complete_all(&t->release);
+		KUNIT_FAIL(test, "second shared request refused");
+		return;
+	}
+	a = ikt_action(irq);
+	b = a->next;
+
+	irq_work_queue(&t->level_work);
+	ikt_wait(test, &t->thread_started);
+	ikt_wait(test, &u->thread_done);
+	/* b is done, a still holds its thread function: still masked. */
+	KUNIT_EXPECT_TRUE(test, irqd_irq_masked(d));
+	complete_all(&t->release);
+	ikt_wait(test, &t->thread_done);
+	synchronize_irq(irq);
+	KUNIT_EXPECT_FALSE(test, irqd_irq_masked(d));
+
+	KUNIT_EXPECT_FALSE(test, t->primary.hardirq);
+	KUNIT_EXPECT_FALSE(test, u->primary.hardirq);
+	KUNIT_EXPECT_PTR_EQ(test, t->primary.task, a->thread);
+	KUNIT_EXPECT_PTR_EQ(test, u->primary.task, b->thread);
+	free_irq(irq, u);
+	free_irq(irq, t);
+}
+
+struct ikt_hog {
+	int cpu;
+	struct timer_list timer;
+	bool fired;
+	struct task_struct *ran_in;
+	bool fired_while_hogging;
+	struct completion done;
+};
+
+static void ikt_hog_timer_fn(struct timer_list *timer)
+{
+	struct ikt_hog *h = container_of(timer, struct ikt_hog, timer);
+
+	h->ran_in = current;
+	WRITE_ONCE(h->fired, true);
+}
+
+#define IKT_HOG_TIMER_MS	20
+#define IKT_HOG_SPIN_MS		500	/* below the RT throttling limit */
+
+/* SCHED_FIFO 90 on one CPU: arm a timer there, spin until it fired or 500 ms. */
+static int ikt_hog_fn(void *data)
+{
+	struct ikt_hog *h = data;
+	u64 end = ktime_get_ns() + IKT_HOG_SPIN_MS * NSEC_PER_MSEC;
+
+	h->timer.expires = jiffies + msecs_to_jiffies(IKT_HOG_TIMER_MS);
+	add_timer_on(&h->timer, h->cpu);
+	while (!READ_ONCE(h->fired) && ktime_get_ns() < end)
+		cpu_relax();
+	h->fired_while_hogging = READ_ONCE(h->fired);
+	complete(&h->done);
+
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_UNINTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * A timer_list timer fires on time while a SCHED_FIFO 90 task hogs its
+ * CPU, run by that CPU's ktimers thread at the priority set for it (91).
+ * In ksoftirqd, at SCHED_OTHER, it would wait for the hog.
+ */
+static void ikt_timer_under_hog(struct kunit *test)
+{
+	struct sched_param sp = { .sched_priority = 90 };
+	struct ikt_hog h = { };
+	struct task_struct *task;
+	unsigned int old;
+
+	ikt_require_threading(test);
+	old = ikt_get_timers_prio();
+	KUNIT_EXPECT_EQ(test, ikt_set_timers_prio(0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ikt_set_timers_prio(MAX_RT_PRIO), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ikt_get_timers_prio(), old);
+	KUNIT_ASSERT_EQ(test, ikt_set_timers_prio(91), 0);
+
+	h.cpu = cpumask_first(cpu_online_mask);
+	KUNIT_EXPECT_EQ(test, per_cpu(ktimerd, h.cpu)->rt_priority, 91);
+	KUNIT_EXPECT_EQ(test, per_cpu(ktimerd, h.cpu)->policy, SCHED_FIFO);
+	init_completion(&h.done);
+	timer_setup_on_stack(&h.timer, ikt_hog_timer_fn, 0);
+	task = kthread_create(ikt_hog_fn, &h, "ikt-kunit-hog");
+	if (IS_ERR(task)) {
+		ikt_set_timers_prio(old);
+		destroy_timer_on_stack(&h.timer);
+		KUNIT_FAIL(test, "kthread_create: %pe", task);
+		return;
+	}
+	get_task_struct(task);
+	kthread_bind(task, h.cpu);
+	sched_setscheduler_nocheck(task, SCHED_FIFO, &sp);
+	wake_up_process(task);
+
+	wait_for_completion(&h.done);
+	kthread_stop(task);
+	put_task_struct(task);
+	timer_delete_sync(&h.timer);
+	destroy_timer_on_stack(&h.timer);
+	KUNIT_EXPECT_EQ(test, ikt_set_timers_prio(old), 0);
+
+	KUNIT_EXPECT_TRUE_MSG(test, h.fired_while_hogging,
+			      "a %d ms timer did not fire within %d ms of FIFO 90 load",
+			      IKT_HOG_TIMER_MS, IKT_HOG_SPIN_MS);
+	KUNIT_EXPECT_PTR_EQ(test, h.ran_in, per_cpu(ktimerd, h.cpu));
+}
+
+/* A private proc mount, as user space would see /proc. */
+static struct vfsmount *ikt_proc_mount(struct kunit *test, const char *opts)
+{
+	struct file_system_type *fs = get_fs_type("proc");
+	struct vfsmount *mnt;
+	char *data = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, fs);
+	if (opts) {
+		data = kunit_kstrdup(test, opts, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, data);
+	}
+	mnt = vfs_kern_mount(fs, 0, "proc", data);
+	put_filesystem(fs);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	return mnt;
+}
+
+/* Credentials of uid @uid with only the capabilities in @caps. */
+static const struct cred *ikt_become(struct kunit *test, uid_t uid,
+				     const kernel_cap_t *caps)
+{
+	struct cred *cred = prepare_creds();
+	const struct cred *old;
+
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cred->uid = KUIDT_INIT(uid);
+	cred->euid = cred->uid;
+	cred->fsuid = cred->uid;
+	cred->gid = KGIDT_INIT(uid);
+	cred->egid = cred->gid;
+	cred->fsgid = cred->gid;
+	if (caps)
+		cred->cap_effective = *caps;
+	old = override_creds(cred);
+	put_cred(cred);
+	return old;
+}
+
+static struct file *ikt_open_as(struct kunit *test, struct vfsmount *mnt,
+				const char *path, uid_t uid, const kernel_cap_t *caps)
+{
+	const struct cred *old = ikt_become(test, uid, caps);
+	struct file *f = file_open_root_mnt(mnt, path, O_RDWR, 0);
+
+	revert_creds(old);
+	return f;
+}
+
+/* pwrite(2) as user space does it: from user memory, through vfs_write(). */
+static ssize_t ikt_pwrite(struct file *f, char __user *ubuf, const char *buf,
+			  size_t len, loff_t pos)
+{
+	if (copy_to_user(ubuf, buf, len))
+		return -EFAULT;
+	return vfs_write(f, ubuf, len, &pos);
+}
+
+struct ikt_threadless_case {
+	const char *name;
+	unsigned int flag;	/* irq_settings flag set on the line */
+};
+
+static const struct ikt_threadless_case ikt_threadless_cases[] = {
+	{ "nested thread", _IRQ_NESTED_THREAD },
+	{ "IRQ_NOTHREAD", _IRQ_NOTHREAD },
+	{ "per-CPU", _IRQ_PER_CPU },
+};
+
+/*
+ * /proc/irq/<N>/thread_priority: the opener's CAP_SYS_NICE decides, not
+ * its uid and not the writer's; an offset or an embedded NUL is refused;
+ * lines that can never have a thread refuse every priority; nothing
+ * changes after a refusal.
+ */
+static void ikt_proc_file(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	kernel_cap_t nice = CAP_EMPTY_SET, none = CAP_EMPTY_SET;
+	struct task_struct *thread;
+	struct vfsmount *mnt;
+	char __user *ubuf;
+	struct file *f;
+	char path[48], buf[16];
+	loff_t pos = 0;
+	int i;
+
+	ikt_require_threading(test);
+	cap_raise(nice, CAP_SYS_NICE);
+	ubuf = (char __user *)kunit_vm_mmap(test, NULL, 0, PAGE_SIZE,
+					   PROT_READ | PROT_WRITE,
+					   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, (unsigned long)ubuf, 0, "no user memory");
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-file", t), 0);
+	thread = ikt_action(irq)->thread;
+	KUNIT_ASSERT_EQ(test, irq_set_thread_priority(irq, 55), 0);
+	mnt = ikt_proc_mount(test, NULL);
+	snprintf(path, sizeof(path), "irq/%u/thread_priority", irq);
+
+	/* Not root, but CAP_SYS_NICE: may open and write. */
+	f = ikt_open_as(test, mnt, path, 1000, &nice);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "open as uid 1000 with CAP_SYS_NICE: %pe", f);
+	KUNIT_EXPECT_EQ(test, ikt_pwrite(f, ubuf, "60\n", 3, 0), 3);
+	KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
+	/* An offset, an embedded NUL: refused, nothing changed. */
+	KUNIT_EXPECT_EQ(test, ikt_pwrite(f, ubuf, "61", 2, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ikt_pwrite(f, ubuf, "61\0junk", 7, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
+	KUNIT_EXPECT_EQ(test, kernel_read(f, buf, sizeof(buf) - 1, &pos), 3);
+	buf[3] = '\0';
+	KUNIT_EXPECT_STREQ(test, buf, "60\n");
+	fput(f);
+
+	/* Opened without CAP_SYS_NICE, written by this privileged task. */
+	f = ikt_open_as(test, mnt, path, 0, &none);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, ikt_pwrite(f, ubuf, "62", 2, 0), -EPERM);
+	KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
+	fput(f);
+
+	/* Lines that can never have a thread of their own. */
+	for (i = 0; i < ARRAY_SIZE(ikt_threadless_cases); i++) {
+		const struct ikt_threadless_case *c = &ikt_threadless_cases[i];
+		struct irq_desc *desc = irq_to_desc(irq);
+		unsigned int before = desc->ikt_prio;
+
+		irq_set_status_flags(irq, c->flag);
+		f = file_open_root_mnt(mnt, path, O_RDWR, 0);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+		KUNIT_EXPECT_EQ_MSG(test, ikt_pwrite(f, ubuf, "70", 2, 0), -EINVAL, "%s", c->name);
+		fput(f);
+		KUNIT_EXPECT_EQ_MSG(test, irq_set_thread_priority(irq, 70), -EINVAL, "%s", c->name);
+		irq_clear_status_flags(irq, c->flag);
+		KUNIT_EXPECT_EQ(test, desc->ikt_prio, before);
+		KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
+	}
+	kern_unmount(mnt);
+	free_irq(irq, t);
+}
+
+/* The report line of the action named @name, read as uid @uid with @caps. */
+static bool ikt_report_line(struct kunit *test, struct vfsmount *mnt, uid_t uid,
+			    const kernel_cap_t *caps, const char *name, char *line,
+			    size_t size)
+{
+	const struct cred *old;
+	size_t len = 64 * 1024;
+	char *text, *p, *end;
+	loff_t pos = 0;
+	struct file *f;
+	ssize_t n;
+
+	text = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	old = ikt_become(test, uid, caps);
+	f = file_open_root_mnt(mnt, "irq/ikt", O_RDONLY, 0);
+	if (!IS_ERR(f)) {
+		/* Small reads: the report is built one interrupt at a time. */
+		while (pos < len - 1 &&
+		       (n = kernel_read(f, text + pos, min_t(size_t, 100, len - 1 - pos),
+					&pos)) > 0)
+			;
+		fput(f);
+	}
+	revert_creds(old);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	p = strstr(text, name);
+	if (!p)
+		return false;
+	while (p > text && p[-1] != '\n')
+		p--;
+	end = strchrnul(p, '\n');
+	strscpy(line, p, min_t(size_t, size, end - p + 1));
+	return true;
+}
+
+/*
+ * /proc/irq/ikt gives a thread's pid only to readers that may see it
+ * under the mount's hidepid=, and in the mount's pid namespace.
+ */
+static void ikt_report_pids(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	kernel_cap_t none = CAP_EMPTY_SET;
+	char line[128], want[16];
+	struct vfsmount *mnt;
+
+	ikt_require_threading(test);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-report", t), 0);
+	snprintf(want, sizeof(want), " %d ",
+		 task_pid_nr_ns(ikt_action(irq)->thread, task_active_pid_ns(current)));
+
+	mnt = ikt_proc_mount(test, "hidepid=invisible");
+	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 0, NULL, "ikt-kunit-report",
+						line, sizeof(line)));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want), "root reads: %s", line);
+	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 1000, &none, "ikt-kunit-report",
+						line, sizeof(line)));
+	KUNIT_EXPECT_NULL_MSG(test, strstr(line, want), "uid 1000 under hidepid reads: %s",
+			      line);
+	kern_unmount(mnt);
+
+	mnt = ikt_proc_mount(test, NULL);
+	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 1000, &none, "ikt-kunit-report",
+						line, sizeof(line)));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want), "uid 1000 reads: %s", line);
+	kern_unmount(mnt);
+	free_irq(irq, t);
+}
+
 static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_threaded_by_default),
 	KUNIT_CASE(ikt_boot_param_prio),
@@ -596,8 +1163,15 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_runtime_prio),
 	KUNIT_CASE_PARAM(ikt_hard_handlers, ikt_modes_gen_params),
 	KUNIT_CASE(ikt_oneshot_masked),
+	KUNIT_CASE(ikt_oneshot_edge),
+	KUNIT_CASE(ikt_oneshot_safe),
+	KUNIT_CASE(ikt_wake_thread),
+	KUNIT_CASE(ikt_oneshot_shared),
+	KUNIT_CASE(ikt_timer_under_hog),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),
+	KUNIT_CASE(ikt_proc_file),
+	KUNIT_CASE(ikt_report_pids),
 	{}
 };
 

@@ -125,6 +125,10 @@ IKT_REPORT = """\
     24 virtio0-req          threaded     180   80 -
     24 virtio0-req          threaded     181   80 secondary
      9 acpi                 hard           -    - ikt_off
+    30 gpio-edge            hard           -    - oneshot_unmasked
+    31 old-oneshot          hard           -    - oneshot
+    25 hidden               threaded       -   50 -
+     - ktimers/0            threaded      15    1 timer_softirq
 # not listed: architecture vectors that are not interrupt descriptors
 # (local APIC timer, IPIs, irq_work, ...): always hard
 """.splitlines()
@@ -132,12 +136,14 @@ IKT_REPORT = """\
 
 def test_ikt_report_rows_and_unjustified():
     rows = console.ikt_report(IKT_REPORT)
-    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9]
+    # The ktimers row has no interrupt number: not an action row.
+    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9, 30, 31, 25]
+    assert rows[7]["pid"] is None and rows[7]["prio"] == 50
     assert rows[0] == {"irq": 0, "action": "timer", "mode": "hard", "pid": None,
                        "prio": None, "reason": "timer"}
     assert rows[1]["pid"] == 173 and rows[1]["prio"] == 50 and rows[1]["reason"] is None
     assert rows[3]["reason"] == "secondary"
-    assert [r["action"] for r in console.ikt_unjustified(rows)] == ["acpi"]
+    assert [r["action"] for r in console.ikt_unjustified(rows)] == ["acpi", "old-oneshot"]
 
 
 def test_ikt_report_needs_header():

@@ -41,8 +41,9 @@
  *                  threaded in turn
  *   oneshot_unmasked  the primary of an IRQF_ONESHOT request on a line the
  *                  flow does not keep masked while the thread runs
- *   oneshot        an IRQF_ONESHOT request without a thread function, or
- *                  any IRQF_ONESHOT primary with ikt=off: mainline keeps
+ *   oneshot_no_thread_fn  an IRQF_ONESHOT request without a thread
+ *                  function: it asked for its handler to run hard
+ *   oneshot        with ikt=off, any IRQF_ONESHOT primary: mainline keeps
  *                  them hard
  *   ikt_off        booted with ikt=off and without threadirqs
  *
@@ -503,9 +504,10 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 	else
 		/*
 		 * Forced threading skips only IRQF_ONESHOT requests here,
-		 * also those whose flag an ONESHOT_SAFE chip dropped since.
+		 * also those whose flag an ONESHOT_SAFE chip dropped since;
+		 * with IKT on, only those without a thread function.
 		 */
-		*reason = "oneshot";
+		*reason = ikt_enabled ? "oneshot_no_thread_fn" : "oneshot";
 	return "hard";
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_action_mode);

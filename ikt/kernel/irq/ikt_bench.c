@@ -17,6 +17,12 @@
  *   thread  a plain request_irq(): threaded by IKT, or by mainline forced
  *           threading when booted with "ikt=off threadirqs"
  *
+ * and the lateness of a timer_list callback, from the jiffy its timer
+ * expired at to the jiffy it ran in, so with the resolution of one tick:
+ *
+ *   timer   run by the TIMER softirq: in ktimers under IKT, in ksoftirqd
+ *           when booted with "ikt=off threadirqs"
+ *
  * Printed for scripts/bench-ikt to read:
  *
  *   ikt_bench: result <mode> threaded=<0|1> prio=<p> samples=<n> min=<ns>
@@ -37,6 +43,8 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/timer.h>
 
 static int samples = 1000;
 module_param(samples, int, 0444);
@@ -80,6 +88,26 @@ static enum hrtimer_restart ikt_bench_raise(struct hrtimer *timer)
 	if (b->raise_ret)
 		complete(&b->done);
 	return HRTIMER_NORESTART;
+}
+
+struct ikt_bench_timer {
+	struct completion done;
+	struct timer_list timer;
+	u64 late_ns;
+	bool threaded;
+	unsigned int prio;
+};
+
+static void ikt_bench_timer_fn(struct timer_list *timer)
+{
+	struct ikt_bench_timer *t = container_of(timer, struct ikt_bench_timer, timer);
+
+	t->late_ns = (u64)(jiffies - timer->expires) * TICK_NSEC;
+	/* Run by a softirq thread, or by whatever task an interrupt left? */
+	t->threaded = !strncmp(current->comm, "ktimers/", 8) ||
+		      !strncmp(current->comm, "ksoftirqd/", 10);
+	t->prio = current->rt_priority;
+	complete(&t->done);
 }
 
 static int ikt_bench_cmp(const void *a, const void *b)
@@ -145,6 +173,32 @@ out:
 	return ret;
 }
 
+static int ikt_bench_timers(u64 *buf)
+{
+	struct ikt_bench b = { .ns = buf };
+	struct ikt_bench_timer t = { };
+	int ret = 0;
+
+	init_completion(&t.done);
+	timer_setup_on_stack(&t.timer, ikt_bench_timer_fn, 0);
+	for (b.n = 0; b.n < samples; b.n++) {
+		reinit_completion(&t.done);
+		mod_timer(&t.timer, jiffies + 1 + get_random_u32_below(3));
+		if (!wait_for_completion_timeout(&t.done, 10 * HZ)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		b.ns[b.n] = t.late_ns;
+		b.threaded = t.threaded;
+		b.prio = t.prio;
+	}
+	timer_delete_sync(&t.timer);
+	destroy_timer_on_stack(&t.timer);
+	if (!ret)
+		ikt_bench_report("timer", &b);
+	return ret;
+}
+
 static int __init ikt_bench_init(void)
 {
 	struct fwnode_handle *fwnode;
@@ -177,6 +231,8 @@ static int __init ikt_bench_init(void)
 	ret = ikt_bench_run(irq, IRQF_NO_THREAD, "hard", buf);
 	if (!ret)
 		ret = ikt_bench_run(irq, 0, "thread", buf);
+	if (!ret)
+		ret = ikt_bench_timers(buf);
 	if (ret)
 		pr_err("ikt_bench: failed: %d\n", ret);
 	else

@@ -12,7 +12,12 @@ one (threaded).  Loads:
   hackbench  hackbench in a loop: every thread at the default priority
   rt-hog     hackbench plus a SCHED_FIFO 60 task busy half the time in 5 ms
              bursts; the IKT boot gives the benchmark's interrupt FIFO 90
-             with ikt.prio=ikt-bench:90, what threadirqs cannot express
+             with ikt.prio=ikt-bench:90 and the timer softirq threads FIFO 70
+             with ikt.timers_prio=70, what threadirqs cannot express
+
+Each boot also times timer_list callbacks: the lateness from the jiffy a
+timer expired at to the jiffy its callback ran in (one-tick resolution,
+1 ms at HZ=1000), run by ktimers under IKT and by ksoftirqd with threadirqs.
 
 Prints one table (us), writes bench.json and irt.png (distributions, like
 figures 9-10 of Heursch et al. 2004) under build/results/ikt-<time>/.
@@ -35,7 +40,7 @@ FIELDS = ("min", "avg", "p50", "p99", "max")
 KERNELS = {
     "hackbench": [("ikt", "", "IKT thread"),
                   ("threadirqs", "ikt=off threadirqs", "threadirqs")],
-    "rt-hog": [("ikt", "ikt.prio=ikt-bench:90", "IKT thread"),
+    "rt-hog": [("ikt", "ikt.prio=ikt-bench:90 ikt.timers_prio=70", "IKT thread"),
                ("threadirqs", "ikt=off threadirqs", "threadirqs")],
 }
 
@@ -88,11 +93,11 @@ def pool(rows):
 
 
 def table(rows):
-    head = (f"{'load':10} {'handler':11} {'boot':26} {'ctx':6} {'prio':>4} {'runs':>4}"
+    head = (f"{'load':10} {'handler':16} {'boot':40} {'ctx':6} {'prio':>4} {'runs':>4}"
             f" {'samples':>7}" + "".join(f" {k:>7}" for k in FIELDS))
     out = [head, "-" * len(head)]
     for r in rows:
-        out.append(f"{r['load']:10} {r['handler']:11} {r['boot'] or '(default)':26}"
+        out.append(f"{r['load']:10} {r['handler']:16} {r['boot'] or '(default)':40}"
                    f" {'thread' if r['threaded'] else 'hard':6}"
                    f" {r['prio'] if r['threaded'] else '-':>4} {r.get('runs', 1):4d}"
                    f" {r['samples']:7d}" + "".join(f" {r[k] / 1000:7.1f}" for k in FIELDS))
@@ -102,11 +107,14 @@ def table(rows):
 def ratios(rows):
     out = []
     for load in dict.fromkeys(r["load"] for r in rows):
-        ikt = next((r for r in rows if r["load"] == load and r["handler"] == "IKT thread"), None)
-        ti = next((r for r in rows if r["load"] == load and r["handler"] == "threadirqs"), None)
-        if ikt and ti:
-            out.append(f"  {load:10} IKT/threadirqs: " + ", ".join(
-                f"{k} {ikt[k] / ti[k]:.2f}" for k in FIELDS if ti[k]))
+        for a, b, what in (("IKT thread", "threadirqs", "IKT/threadirqs"),
+                           ("timer: ktimers", "timer: ksoftirqd", "timer ktimers/ksoftirqd")):
+            x = next((r for r in rows if r["load"] == load and r["handler"] == a), None)
+            y = next((r for r in rows if r["load"] == load and r["handler"] == b), None)
+            if x and y:
+                out.append(f"  {load:10} {what}: " + ", ".join(
+                    f"{k} {x[k] / y[k]:.2f}" if y[k] else f"{k} {x[k] / 1000:.0f}/0 us"
+                    for k in FIELDS))
     return "\n".join(out)
 
 
@@ -118,25 +126,31 @@ def plot(rows, path):
     except ImportError:
         return False
     loads = list(dict.fromkeys(r["load"] for r in rows))
-    fig, axes = plt.subplots(1, len(loads), figsize=(6 * len(loads), 4), squeeze=False)
-    for ax, load in zip(axes[0], loads):
-        for r in rows:
-            if r["load"] != load or not r["hist"]:
-                continue
-            # Survival function: the fraction of interrupts slower than x.
-            xs, ys, left = [], [], r["samples"]
-            for us in sorted(r["hist"]):
-                left -= r["hist"][us]
-                xs.append(us + 1)
-                ys.append(max(left, 0.5) / r["samples"])
-            ax.step([min(xs) - 1] + xs, [1.0] + ys, where="post",
-                    label=f"{r['handler']} ({r['boot'] or 'default'})")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("interrupt response time (us)")
-        ax.set_ylabel("fraction of interrupts slower")
-        ax.set_title(f"load: {load}")
-        ax.legend(fontsize=7)
+    kinds = [("interrupt response time (us)", lambda r: not r["handler"].startswith("timer")),
+             ("timer_list lateness (us, 1 ms resolution)",
+              lambda r: r["handler"].startswith("timer"))]
+    kinds = [k for k in kinds if any(k[1](r) for r in rows)]
+    fig, axes = plt.subplots(len(kinds), len(loads), figsize=(6 * len(loads), 4 * len(kinds)),
+                             squeeze=False)
+    for row_axes, (xlabel, pick) in zip(axes, kinds):
+        for ax, load in zip(row_axes, loads):
+            for r in rows:
+                if r["load"] != load or not r["hist"] or not pick(r):
+                    continue
+                # Survival function: the fraction of samples slower than x.
+                xs, ys, left = [], [], r["samples"]
+                for us in sorted(r["hist"]):
+                    left -= r["hist"][us]
+                    xs.append(us + 1)
+                    ys.append(max(left, 0.5) / r["samples"])
+                ax.step([min(xs) - 1] + xs, [1.0] + ys, where="post",
+                        label=f"{r['handler']} ({r['boot'] or 'default'})")
+            ax.set_xscale("symlog", linthresh=1)
+            ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("fraction of samples slower")
+            ax.set_title(f"load: {load}")
+            ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     return True
@@ -178,7 +192,8 @@ def main(argv=None):
             if not done:
                 problems.append(f"{load}/{kernel}: no 'ikt_bench: done' (see {log_path})")
             problems += [f"{load}/{kernel}: {p}" for p in res.problems()]
-            for mode, handler in (("hard", "hard"), ("thread", label)):
+            timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
+            for mode, handler in (("hard", "hard"), ("thread", label), ("timer", timer)):
                 if mode in found:
                     rows.append(dict(found[mode], load=load, handler=handler, boot=append,
                                      log=log_path, run=run))
@@ -187,7 +202,8 @@ def main(argv=None):
     runs = rows
     rows = sorted(pool(rows), key=lambda r: (loads.index(r["load"]), r["boot"] != "",
                                              r["boot"], r["handler"] != "hard"))
-    print("Interrupt response time (raise -> first handler instruction), us;"
+    print("Interrupt response time (raise -> first handler instruction) and timer_list"
+          " lateness (timer rows, 1 ms resolution), us;"
           f" QEMU -smp 1 -icount shift=2,sleep=off; {args.samples} interrupts per handler"
           f" and boot, {args.runs} boot(s) per row\n")
     print(table(rows))
@@ -203,7 +219,8 @@ def main(argv=None):
     print(f"results: {results}")
     for p in problems:
         print(f"  problem: {p}")
-    # Every threaded row must really have been threaded, hard rows hard.
+    # Every threaded row must really have been threaded, hard rows hard;
+    # timer callbacks run in a softirq thread with forced threading.
     wrong = [r for r in runs if r["threaded"] != (r["handler"] != "hard")]
     for r in wrong:
         print(f"  problem: {r['load']}/{r['handler']} ran {'threaded' if r['threaded'] else 'hard'}")

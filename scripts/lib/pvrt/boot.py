@@ -71,7 +71,7 @@ def extra_cpio(cmd_text, modroot, tmp):
     return out
 
 
-def qemu_args(kernel, initrd, append, smp, icount, memory):
+def qemu_args(kernel, initrd, append, smp, icount, memory, extra=()):
     args = [QEMU, "-M", "pc", "-cpu", "max", "-m", str(memory), "-bios", "qboot.rom",
             "-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", append]
@@ -79,11 +79,11 @@ def qemu_args(kernel, initrd, append, smp, icount, memory):
         args += ["-smp", "1", "-icount", "shift=2,sleep=off"]
     else:
         args += ["-smp", str(smp)]
-    return args
+    return args + list(extra)
 
 
 def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
-         append="", timeout=600, memory=1024, top=None, build_dir=None):
+         append="", timeout=600, memory=1024, top=None, build_dir=None, qemu_extra=()):
     top = top or os.environ["PVRT_TOP"]
     build_dir = build_dir or os.environ["PVRT_BUILD"]
     if not os.path.isfile(kernel):
@@ -97,7 +97,7 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
             for part in (initrd, extra):
                 with open(part, "rb") as f:
                     out.write(f.read())
-        args = qemu_args(kernel, combined, cmdline.strip(), smp, icount, memory)
+        args = qemu_args(kernel, combined, cmdline.strip(), smp, icount, memory, qemu_extra)
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
         t0, timed_out = time.time(), False
         with open(log_path, "wb") as log:

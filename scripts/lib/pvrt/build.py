@@ -4,15 +4,18 @@
 A variant is a file in variants/ with one directive a line:
 
   arch x86_64                    the kernel architecture
+  base x86_64_defconfig          start from this make target, not allnoconfig
   fragment variants/f.config     a fragment from the repository
   fragment tree:kernel/configs/pv_rt.config   a fragment from the kernel tree
   fragment series-kunitconfigs   every .kunitconfig the series adds
   same-build stock               no build of its own: boots another variant's kernel
   cmdline threadirqs             kernel parameters the boot adds
 
-The configuration is allnoconfig plus the fragments (KCONFIG_ALLCONFIG), and
-every fragment line is checked against the resulting .config: an option that
-Kconfig silently dropped (a missing dependency, a typo) is an error.
+The configuration is allnoconfig plus the fragments (KCONFIG_ALLCONFIG), or
+the "base" target's configuration with the fragments merged into it
+(scripts/kconfig/merge_config.sh), and every fragment line is checked against
+the resulting .config: an option that Kconfig silently dropped (a missing
+dependency, a typo) is an error.
 """
 
 import argparse
@@ -38,6 +41,7 @@ class Variant:
                            and not n.endswith(".config"))
             raise SystemExit(f"error: no variant '{name}' (known: {', '.join(known)})")
         self.arch, self.fragments, self.cmdline, self.same_build = "x86_64", [], [], None
+        self.base = None
         with open(path, encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
                 line = line.strip()
@@ -52,6 +56,11 @@ class Variant:
                     self.cmdline.append(val)
                 elif key == "same-build":
                     self.same_build = val
+                elif key == "base":
+                    if not re.fullmatch(r"[\w.-]+config", val):
+                        raise SystemExit(f"error: variants/{name}:{lineno}: base '{val}'"
+                                         " is not a *config make target")
+                    self.base = val
                 else:
                     raise SystemExit(f"error: variants/{name}:{lineno}: unknown '{key}'")
 
@@ -148,9 +157,18 @@ def configure(top, tree, variant, out):
     frag = os.path.join(out, "pvrt-fragment.config")
     with open(frag, "w", encoding="utf-8") as f:
         f.write(text)
-    subprocess.run(make_cmd(out, variant.arch, "allnoconfig",
-                            extra=[f"KCONFIG_ALLCONFIG={frag}"]),
-                   cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    if variant.base:
+        subprocess.run(make_cmd(out, variant.arch, variant.base), cwd=tree, check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["scripts/kconfig/merge_config.sh", "-m", "-O", out,
+                        os.path.join(out, ".config"), frag], cwd=tree, check=True,
+                       stdout=subprocess.DEVNULL, env=dict(os.environ, ARCH=variant.arch))
+        subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=tree, check=True,
+                       stdout=subprocess.DEVNULL)
+    else:
+        subprocess.run(make_cmd(out, variant.arch, "allnoconfig",
+                                extra=[f"KCONFIG_ALLCONFIG={frag}"]),
+                       cwd=tree, check=True, stdout=subprocess.DEVNULL)
     bad = check_config(text, os.path.join(out, ".config"))
     if bad:
         raise SystemExit(f"error: variant {variant.name}: Kconfig dropped fragment lines:\n  "

@@ -212,10 +212,10 @@ def cyclictest(section_lines):
 
 
 # Why a handler may stay in hard interrupt context (Documentation/core-api/
-# irq/ikt.rst); "ikt_off", "oneshot" and "unknown" are not justified on a
-# kernel booted with IKT on.
+# irq/ikt.rst); "ikt_off" and "oneshot" (the ikt=off rules) and anything
+# unknown are not justified on a kernel booted with IKT on.
 IKT_JUSTIFIED = frozenset({"timer", "nmi", "percpu", "no_thread", "not_threadable",
-                           "chained"})
+                           "chained", "oneshot_unmasked", "oneshot_no_thread_fn"})
 
 
 def ikt_report(section_lines):

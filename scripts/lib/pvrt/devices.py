@@ -147,19 +147,14 @@ def evaluate(res):
     return cases, rows, report
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="scripts/devices-check", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--no-build", action="store_true",
-                    help="boot build/out/devices as it is")
-    args = ap.parse_args(argv)
-    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    if args.no_build:
-        out = os.path.join(bdir, "out", "devices")
-    else:
-        _tree, outs = build.apply_and_build(top, bdir, ["devices"],
-                                            log=lambda m: print(m, file=sys.stderr))
+def run(top, bdir, build_it=True, log=print):
+    """Build (unless BUILD_IT is false) and boot the devices kernel, print the
+    result; return the number of failed cases."""
+    if build_it:
+        _tree, outs = build.apply_and_build(top, bdir, ["devices"], log=log)
         out = outs["devices"]
+    else:
+        out = os.path.join(bdir, "out", "devices")
     results = build.new_results_dir(bdir, "devices-")
     log_path = os.path.join(results, "devices.log")
     with tempfile.TemporaryDirectory(prefix="pvrt-disks-") as tmp:
@@ -186,6 +181,17 @@ def main(argv=None):
                    "cases": [{"name": n, "ok": o, "detail": d} for n, o, d in cases]},
                   f, indent=1)
     print(f"\nlog: {log_path}")
+    return failed
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/devices-check", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--no-build", action="store_true",
+                    help="boot build/out/devices as it is")
+    args = ap.parse_args(argv)
+    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
+    failed = run(top, bdir, not args.no_build, log=lambda m: print(m, file=sys.stderr))
     sys.exit(1 if failed else 0)
 
 

@@ -8,6 +8,11 @@ each under QEMU in instruction-counted virtual time (-smp 1 -icount
 shift=2,sleep=off), runs the in-kernel tests built into it and cyclictest
 -m -p 99 -i 200 under hackbench, and prints one table.  Results (JSON, the
 histograms) and a plot go to build/results/.
+
+Then it runs scripts/devices-check (--no-devices skips it): the project's
+IKT on an x86_64_defconfig kernel with real devices.  That build takes
+longer than every other kernel of the project together, which is why it
+runs here and not in make check.
 """
 
 import argparse
@@ -15,7 +20,7 @@ import json
 import os
 import sys
 
-from pvrt import boot, build, console
+from pvrt import boot, build, console, devices
 from pvrt.check import kunit_counts
 
 
@@ -103,6 +108,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=int, default=60, help="cyclictest duration per run")
     ap.add_argument("--runs", type=int, default=1, help="runs per variant")
     ap.add_argument("--load", default="hackbench", choices=["hackbench", "stress", "none"])
+    ap.add_argument("--no-devices", action="store_true",
+                    help="skip scripts/devices-check (the x86_64_defconfig device boot)")
     args = ap.parse_args(argv)
     if args.seconds < 1 or args.runs < 1:
         ap.error("--seconds and --runs must be positive")
@@ -127,7 +134,11 @@ def main(argv=None):
     for v, n, p in bad:
         print(f"  {v} run {n}: {p}")
     print(f"\nresults: {results_dir}" + (f", plot: {png}" if png else ""))
-    sys.exit(1 if bad or any(r.get("samples") is None for r in rows) else 0)
+    failed = 0
+    if not args.no_devices:
+        print()
+        failed = devices.run(top, bdir, log=log)
+    sys.exit(1 if bad or failed or any(r.get("samples") is None for r in rows) else 0)
 
 
 if __name__ == "__main__":

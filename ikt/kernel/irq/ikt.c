@@ -194,16 +194,18 @@ VISIBLE_IF_KUNIT unsigned int ikt_rules_prio(const struct ikt_prio_rules *rules,
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_rules_prio);
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * ikt_boot_prio_rules - the rules given with ikt.prio= at boot
  *
  * Return: the parsed rules; none if the parameter was absent or invalid.
  */
-VISIBLE_IF_KUNIT const struct ikt_prio_rules *ikt_boot_prio_rules(void)
+const struct ikt_prio_rules *ikt_boot_prio_rules(void)
 {
 	return &ikt_boot_rules;
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_boot_prio_rules);
+#endif
 
 /*
  * ikt.prio= is a parameter of the built-in "ikt" (parse_args() sets it
@@ -271,6 +273,8 @@ void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
 				    irq_desc_get_irq(desc), current->comm, prio);
 }
 
+/* The administrator's interface: /proc/irq/<N>/thread_priority, /proc/irq/ikt. */
+#if defined(CONFIG_PROC_FS) || IS_ENABLED(CONFIG_KUNIT)
 /* Lines whose handlers can never run in a thread of their own. */
 static bool ikt_desc_threadless(struct irq_desc *desc)
 {
@@ -280,19 +284,24 @@ static bool ikt_desc_threadless(struct irq_desc *desc)
 	       irq_is_nmi(desc) || !irq_settings_can_thread(desc);
 }
 
-/* Set every thread of @desc to @prio; the first error, after trying all. */
+/*
+ * Set every thread of @desc to @prio, or with @prio 0 to what each would
+ * start with; the first error, after trying all.
+ */
 static int ikt_desc_set_threads(struct irq_desc *desc, unsigned int prio)
 {
 	struct irqaction *action;
 	int ret = 0, err;
 
 	for_each_action_of_desc(desc, action) {
+		unsigned int p = prio ?: ikt_config_prio(desc, action->name);
+
 		if (action->thread) {
-			err = ikt_set_task_prio(action->thread, prio);
+			err = ikt_set_task_prio(action->thread, p);
 			ret = ret ?: err;
 		}
 		if (action->secondary && action->secondary->thread) {
-			err = ikt_set_task_prio(action->secondary->thread, prio);
+			err = ikt_set_task_prio(action->secondary->thread, p);
 			ret = ret ?: err;
 		}
 	}
@@ -337,7 +346,7 @@ VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio
 	ret = ikt_desc_set_threads(desc, prio);
 	if (ret) {
 		WRITE_ONCE(desc->ikt_prio, old);
-		ikt_desc_set_threads(desc, ikt_config_prio(desc, NULL));
+		ikt_desc_set_threads(desc, 0);
 		return ret;
 	}
 	WRITE_ONCE(desc->ikt_prio, prio);
@@ -511,6 +520,7 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 	return "hard";
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_action_mode);
+#endif /* CONFIG_PROC_FS || CONFIG_KUNIT */
 
 #ifdef CONFIG_PROC_FS
 /* One line of /proc/irq/ikt, taken under desc->lock and printed after. */

@@ -66,3 +66,15 @@ def test_the_series_ikt_suite_is_left_out_of_uml():
     assert os.path.join(tree, "kernel/irq/tests/.kunitconfig") in x86
     assert os.path.join(tree, "kernel/irq/tests/.kunitconfig") not in um
     assert os.path.join(tree, "kernel/locking/tests/.kunitconfig") in um
+
+
+def test_base_directive(tmp_path):
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "variants" / "dev").write_text("base x86_64_defconfig\nfragment x.config\n")
+    var = build.Variant("dev", str(tmp_path))
+    assert var.base == "x86_64_defconfig" and var.fragments == ["x.config"]
+    assert build.Variant("devices", REPO).base == "x86_64_defconfig"
+    assert build.Variant("project", REPO).base is None
+    (tmp_path / "variants" / "bad").write_text("base rm -rf /\n")
+    with pytest.raises(SystemExit):
+        build.Variant("bad", str(tmp_path))

@@ -1123,7 +1123,8 @@ static bool ikt_report_line(struct kunit *test, struct vfsmount *mnt, uid_t uid,
 
 /*
  * /proc/irq/ikt gives a thread's pid only to readers that may see it
- * under the mount's hidepid=, and in the mount's pid namespace.
+ * under the mount's hidepid=, and in the mount's pid namespace; a
+ * nameless action is "-".
  */
 static void ikt_report_pids(struct kunit *test)
 {
@@ -1152,6 +1153,13 @@ static void ikt_report_pids(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 1000, &none, "ikt-kunit-report",
 						line, sizeof(line)));
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want), "uid 1000 reads: %s", line);
+
+	/* An action without a name shows "-", nothing of the kernel's. */
+	KUNIT_ASSERT_EQ(test, request_irq(t->virq[1], ikt_handler, 0, NULL, t), 0);
+	snprintf(want, sizeof(want), "%6u - ", t->virq[1]);
+	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 1000, &none, want, line,
+						    sizeof(line)), "no line \"%s\"", want);
+	free_irq(t->virq[1], t);
 	kern_unmount(mnt);
 	free_irq(irq, t);
 }

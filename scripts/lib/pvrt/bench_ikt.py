@@ -18,6 +18,7 @@ one (threaded).  Loads:
 Each boot also times timer_list callbacks: the lateness from the jiffy a
 timer expired at to the jiffy its callback ran in (one-tick resolution,
 1 ms at HZ=1000), run by ktimers under IKT and by ksoftirqd with threadirqs.
+The timer wheel rounds level-0 expiry up by one tick, so 1 ms is on time.
 
 Prints one table (us), writes bench.json and irt.png (distributions, like
 figures 9-10 of Heursch et al. 2004) under build/results/ikt-<time>/.

@@ -278,10 +278,15 @@ void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
 /* Lines whose handlers can never run in a thread of their own. */
 static bool ikt_desc_threadless(struct irq_desc *desc)
 {
-	guard(raw_spinlock_irqsave)(&desc->lock);
-	return irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
-	       irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
-	       irq_is_nmi(desc) || !irq_settings_can_thread(desc);
+	unsigned long flags;
+	bool ret;
+
+	raw_spin_lock_irqsave(&desc->lock, flags);
+	ret = irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
+	      irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
+	      irq_is_nmi(desc) || !irq_settings_can_thread(desc);
+	raw_spin_unlock_irqrestore(&desc->lock, flags);
+	return ret;
 }
 
 /*
@@ -579,10 +584,11 @@ static unsigned int ikt_report_collect(struct irq_desc *desc,
 				       unsigned int *more)
 {
 	struct irqaction *action;
+	unsigned long flags;
 	unsigned int n = 0;
 
 	*more = 0;
-	guard(raw_spinlock_irqsave)(&desc->lock);
+	raw_spin_lock_irqsave(&desc->lock, flags);
 	for_each_action_of_desc(desc, action) {
 		const char *mode, *reason;
 
@@ -597,6 +603,7 @@ static unsigned int ikt_report_collect(struct irq_desc *desc,
 			ikt_report_take(&line[n++], action->name, "threaded",
 					"secondary", action->secondary->thread);
 	}
+	raw_spin_unlock_irqrestore(&desc->lock, flags);
 	return n;
 }
 

@@ -492,6 +492,45 @@ static void ikt_preempt_desc(const struct ikt_preempt_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(ikt_preempt, ikt_preempt_cases, ikt_preempt_desc);
 
+/* A kthread whose work is done: sleep until kthread_stop(). */
+static int ikt_wait_for_stop(void)
+{
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_UNINTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * Start @fn(@data) in a kthread bound to @cpu at SCHED_FIFO @prio; the
+ * caller holds a reference and stops it with kthread_stop().
+ */
+static struct task_struct *ikt_start_fifo(int (*fn)(void *), void *data,
+					  const char *name, int cpu,
+					  unsigned int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	struct task_struct *task;
+	int ret;
+
+	task = kthread_create(fn, data, "%s", name);
+	if (IS_ERR(task))
+		return task;
+	get_task_struct(task);
+	kthread_bind(task, cpu);
+	ret = sched_setscheduler_nocheck(task, SCHED_FIFO, &sp);
+	if (ret) {
+		kthread_stop(task);
+		put_task_struct(task);
+		return ERR_PTR(ret);
+	}
+	wake_up_process(task);
+	return task;
+}
+
 struct ikt_spinner {
 	struct ikt_test *t;
 	unsigned int irq;
@@ -525,20 +564,13 @@ static int ikt_spinner_fn(void *data)
 	s->handler_ran = completion_done(&s->t->primary_done);
 	complete(&s->done);
 
-	set_current_state(TASK_UNINTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_UNINTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return ikt_wait_for_stop();
 }
 
 /* A FIFO task above an irq thread keeps the CPU; one below is preempted. */
 static void ikt_preemption(struct kunit *test)
 {
 	const struct ikt_preempt_case *c = test->param_value;
-	struct sched_param sp = { .sched_priority = c->task_prio };
 	struct ikt_test *t = test->priv;
 	struct ikt_spinner s = { .t = t, .irq = t->virq[0] };
 	struct task_struct *irq_thread, *task;
@@ -559,12 +591,8 @@ static void ikt_preemption(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(irq_thread, cpumask_of(s.cpu)), 0);
 
 	init_completion(&s.done);
-	task = kthread_create(ikt_spinner_fn, &s, "ikt-kunit-spin");
+	task = ikt_start_fifo(ikt_spinner_fn, &s, "ikt-kunit-spin", s.cpu, c->task_prio);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	get_task_struct(task);
-	kthread_bind(task, s.cpu);
-	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(task, SCHED_FIFO, &sp), 0);
-	wake_up_process(task);
 
 	ikt_wait(test, &s.done);
 	kthread_stop(task);
@@ -886,13 +914,7 @@ static int ikt_hog_fn(void *data)
 	h->fired_while_hogging = READ_ONCE(h->fired);
 	complete(&h->done);
 
-	set_current_state(TASK_UNINTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_UNINTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return ikt_wait_for_stop();
 }
 
 /*
@@ -902,7 +924,6 @@ static int ikt_hog_fn(void *data)
  */
 static void ikt_timer_under_hog(struct kunit *test)
 {
-	struct sched_param sp = { .sched_priority = 90 };
 	struct ikt_hog h = { };
 	struct task_struct *task;
 	unsigned int old;
@@ -919,17 +940,13 @@ static void ikt_timer_under_hog(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, per_cpu(ktimerd, h.cpu)->policy, SCHED_FIFO);
 	init_completion(&h.done);
 	timer_setup_on_stack(&h.timer, ikt_hog_timer_fn, 0);
-	task = kthread_create(ikt_hog_fn, &h, "ikt-kunit-hog");
+	task = ikt_start_fifo(ikt_hog_fn, &h, "ikt-kunit-hog", h.cpu, 90);
 	if (IS_ERR(task)) {
 		ikt_set_timers_prio(old);
 		destroy_timer_on_stack(&h.timer);
-		KUNIT_FAIL(test, "kthread_create: %pe", task);
+		KUNIT_FAIL(test, "starting the hog: %pe", task);
 		return;
 	}
-	get_task_struct(task);
-	kthread_bind(task, h.cpu);
-	sched_setscheduler_nocheck(task, SCHED_FIFO, &sp);
-	wake_up_process(task);
 
 	wait_for_completion(&h.done);
 	kthread_stop(task);

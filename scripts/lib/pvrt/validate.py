@@ -48,6 +48,15 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
     return row
 
 
+def save(rows, path):
+    """Write ROWS to PATH as JSON, atomically: a reader or an interrupted run
+    sees the previous complete file or the new one."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=1)
+    os.replace(tmp, path)
+
+
 def fmt(v):
     if v is None:
         return "-"
@@ -120,12 +129,14 @@ def main(argv=None):
     tree, _outs = build.apply_and_build(top, bdir, variants, log=log)
     results_dir = build.new_results_dir(bdir)
     rows = []
+    results_json = os.path.join(results_dir, "results.json")
     for run_no in range(1, args.runs + 1):
         for v in variants:          # interleaved, so drift on the host hits all alike
             rows.append(measure(top, bdir, tree, v, args.seconds, args.load, run_no,
                                 results_dir))
-    with open(os.path.join(results_dir, "results.json"), "w", encoding="utf-8") as f:
-        json.dump(rows, f, indent=1)
+            # Each run is kept as soon as it is measured: an interrupted or
+            # failed run loses nothing measured before it.
+            save(rows, results_json)
     png = plot(rows, os.path.join(results_dir, "latency.png"))
     print(f"\ncyclictest -m -p 99 -i 200 -D {args.seconds}s under {args.load};"
           " QEMU TCG -smp 1 -icount shift=2,sleep=off; latencies in us\n")

@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/validate: every measured run is on disk before the next starts."""
+
+import json
+import os
+
+import pytest
+
+from pvrt import build, validate
+
+
+def test_results_saved_after_each_run(tmp_path, monkeypatch):
+    top = os.path.join(os.path.dirname(__file__), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setattr(build, "apply_and_build", lambda *a, **k: ("tree", {}))
+    calls = []
+
+    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
+        calls.append(variant)
+        if len(calls) == 2:
+            raise KeyboardInterrupt     # the user stops the second run
+        return {"variant": variant, "run": run_no, "problems": [], "max": 42}
+
+    monkeypatch.setattr(validate, "measure", measure)
+    with pytest.raises(KeyboardInterrupt):
+        validate.main(["--variants", "stock,project", "--no-devices"])
+    (results,) = (tmp_path / "results").iterdir()
+    saved = json.loads((results / "results.json").read_text())
+    assert saved == [{"variant": "stock", "run": 1, "problems": [], "max": 42}]
+    assert not (results / "results.json.tmp").exists()

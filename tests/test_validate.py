@@ -29,3 +29,34 @@ def test_results_saved_after_each_run(tmp_path, monkeypatch):
     saved = json.loads((results / "results.json").read_text())
     assert saved == [{"variant": "stock", "run": 1, "problems": [], "max": 42}]
     assert not (results / "results.json.tmp").exists()
+
+
+def test_bench_ikt_saves_after_each_boot(tmp_path, monkeypatch):
+    from pvrt import bench_ikt, boot
+
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setattr(build, "apply_and_build",
+                        lambda *a, **k: ("tree", {"project": str(tmp_path)}))
+    text = ("ikt_bench: result hard threaded=0 prio=0 samples=1 min=1 avg=1 p50=1"
+            " p99=1 max=1\nikt_bench: done\n")
+    boots = []
+
+    class Res:
+        def problems(self):
+            return []
+
+    def fake_boot(*a, **k):
+        boots.append(k.get("append"))
+        if len(boots) == 2:
+            raise KeyboardInterrupt
+        r = Res()
+        r.text = text
+        return r
+
+    monkeypatch.setattr(boot, "boot", fake_boot)
+    with pytest.raises(KeyboardInterrupt):
+        bench_ikt.main(["--loads", "hackbench"])
+    (results,) = (tmp_path / "results").iterdir()
+    saved = json.loads((results / "bench.json").read_text())
+    assert [r["handler"] for r in saved] == ["hard"]

@@ -25,12 +25,12 @@ figures 9-10 of Heursch et al. 2004) under build/results/ikt-<time>/.
 """
 
 import argparse
-import json
 import os
 import re
 import sys
 
 from pvrt import boot, build
+from pvrt.results import save
 
 RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d) prio=(\d+) samples=(\d+) min=(\d+)"
                     r" avg=(\d+) p50=(\d+) p99=(\d+) max=(\d+)")
@@ -198,8 +198,8 @@ def main(argv=None):
                 if mode in found:
                     rows.append(dict(found[mode], load=load, handler=handler, boot=append,
                                      log=log_path, run=run))
-    with open(os.path.join(results, "bench.json"), "w", encoding="utf-8") as f:
-        json.dump(rows, f, indent=1)
+            # Kept as measured: an interrupted run loses no earlier boot.
+            save(rows, os.path.join(results, "bench.json"))
     runs = rows
     rows = sorted(pool(rows), key=lambda r: (loads.index(r["load"]), r["boot"] != "",
                                              r["boot"], r["handler"] != "hard"))

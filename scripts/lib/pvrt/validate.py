@@ -16,11 +16,11 @@ runs here and not in make check.
 """
 
 import argparse
-import json
 import os
 import sys
 
 from pvrt import boot, build, console, devices
+from pvrt.results import save
 from pvrt.check import kunit_counts
 
 
@@ -46,15 +46,6 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
     kc = kunit_counts(tree, log_path)
     row["kunit"] = kc
     return row
-
-
-def save(rows, path):
-    """Write ROWS to PATH as JSON, atomically: a reader or an interrupted run
-    sees the previous complete file or the new one."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(rows, f, indent=1)
-    os.replace(tmp, path)
 
 
 def fmt(v):

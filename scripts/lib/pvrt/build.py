@@ -179,6 +179,11 @@ def build(top, tree, variant_name, out=None, log=print):
     variant = Variant(variant_name, top)
     if variant.same_build:
         variant = Variant(variant.same_build, top)
+    return build_variant(top, tree, variant, out, log)
+
+
+def build_variant(top, tree, variant, out=None, log=print):
+    """Build VARIANT (a Variant, possibly with extra fragments) in OUT."""
     out = out or os.path.join(os.environ["PVRT_BUILD"], "out", variant.name)
     if not os.path.isfile(os.path.join(tree, "Makefile")):
         raise SystemExit(f"error: {tree} is not a kernel tree (run scripts/apply first)")

@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 
-from pvrt import base, boot, build, console, gitutil, series
+from pvrt import base, boot, build, console, gitutil, series, torture
 from pvrt.tools import cc
 
 # Boot parameters the KUnit runs need: the ikt suite checks that an
@@ -467,6 +467,29 @@ class Check:
                 self.res.case("boot", "KUnit suites built into the validation kernel", False,
                               "no KUnit results on the console")
 
+    def st_torture(self):
+        """The short lock torture: CFLIST's short=N scenarios, N seconds each."""
+        scens = torture.select(torture.load(self.top), short=True)
+        print(f"  $ scripts/torture --short   ({', '.join(s.name for s in scens)})", flush=True)
+        outdir = os.path.join(self.logs, "torture")
+        shutil.rmtree(outdir, ignore_errors=True)
+        os.makedirs(outdir)
+        rows, _ = torture.run(self.top, self.tree, scens, outdir=outdir,
+                              log=lambda m: print("  " + m, flush=True))
+        for line in torture.table(rows).splitlines() + torture.figures(rows):
+            print("        " + line)
+        for r in rows:
+            what = "must fail: broken or without PI" if r["expect"] == "FAILURE" else "must pass"
+            detail = (f"verdict {r['verdict']}, expected {r['expect']}; PI violations"
+                      f" {r['pi_violations']}; see {r['log']}")
+            if r["problem"]:
+                detail = f"{r['problem']}; {detail}"
+            if r["splats"]:
+                detail += "\n" + "\n".join(r["splats"][:10])
+            self.res.case("torture", f"{r['scenario']} on the {r['kernel']} kernel"
+                          f" ({r['module']}, {what}): End of test: {r['expect']}",
+                          r["ok"], detail)
+
     def boot_ikt(self, secs):
         """/proc/irq/ikt: only timer-type and justified handlers hard; priority file."""
         rep = secs.get("ikt-report")
@@ -503,6 +526,7 @@ class Check:
         ("allnoconfig", "x86_64 allnoconfig builds", "st_allnoconfig"),
         ("kunit-x86_64", "KUnit on x86_64 under QEMU", "st_x86_kunit"),
         ("boot", "validation boot: locktorture and cyclictest smoke", "st_boot"),
+        ("torture", "short lock torture (torture/configs/lock, short=N)", "st_torture"),
         ("kunit-debug", "KUnit on x86_64 with the debug fragment", "st_debug_kunit"),
     ]
 

@@ -30,7 +30,7 @@ import tempfile
 
 from pvrt import gitutil
 
-COMPONENTS = ("pv-mutex", "ikt", "kunit-tests", "torture", "rt-config")
+COMPONENTS = ("pv-mutex", "ikt", "kunit-tests", "rt-config")
 MAINTAINERS_HEADER = "Maintainers List"
 
 

@@ -1,0 +1,354 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/torture: the lock torture scenarios of torture/configs/lock.
+
+kvm.sh-style runner for QEMU TCG (kvm.sh needs KVM, which this machine does
+not have).  Each scenario of torture/configs/lock/CFLIST is a Kconfig
+fragment, merged on top of CFcommon and the project kernel
+(variants/project), and a .boot file of module parameters written as kernel
+parameters (locktorture.torture_type=pv_mutex_lock ...).
+
+Scenarios whose configuration is the same share one kernel and one boot, in
+which the guest loads their torture modules one after the other
+(guest/torture).  A configuration the project kernel already satisfies
+boots build/out/project; any other is built once in build/out/torture-<hash>.
+The console is parsed into one verdict line per scenario: SUCCESS or FAILURE
+as the test printed it, lock acquisitions (or football rounds), priority
+inheritance violations, splats, and whether that is what the scenario
+expects (CFLIST's expect=FAILURE marks the broken twins).
+
+  scripts/torture                      every scenario, 60 s each
+  scripts/torture --short              the short set 'make check' runs
+  scripts/torture --duration 150 --debug   a soak on the debug fragment
+  scripts/torture --scenarios PVLOCK06,PVLOCK08 --duration 30
+
+Logs and torture.json go to build/results/torture-<time>/; the exit status
+is 0 only when every scenario ended as expected.
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import sys
+import time
+
+from pvrt import boot, build, console, results
+
+CFG_DIR = os.path.join("torture", "configs", "lock")
+DEBUG_FRAGMENT = os.path.join("variants", "fragments", "debug.config")
+MODULES = ("locktorture", "pi_football")
+BOOT_SECONDS = 240      # boot, module loads and power-off, generously, under TCG
+
+
+class TortureError(SystemExit):
+    pass
+
+
+class Scenario:
+    def __init__(self, name, expect="SUCCESS", short=None):
+        self.name, self.expect, self.short = name, expect, short
+        self.icount = False         # boot -smp 1 -icount: guest time from instructions
+        self.fragment = ""          # Kconfig text (includes resolved)
+        self.module = None          # locktorture or pi_football
+        self.params = []            # module parameters
+        self.cmdline = []           # other kernel parameters
+
+
+def read_fragment(top, path, seen=()):
+    """A scenario's Kconfig text with '#include <repo path>' lines expanded."""
+    if path in seen:
+        raise TortureError(f"error: {path}: #include loop")
+    try:
+        with open(os.path.join(top, path), encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise TortureError(f"error: {path}: {e.strerror}") from None
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"^#include\s+(\S+)\s*$", line)
+        out.append(read_fragment(top, m.group(1), seen + (path,)) if m else line)
+    return "\n".join(out) + "\n"
+
+
+def parse_boot(scen, text):
+    for tok in text.split():
+        mod, dot, rest = tok.partition(".")
+        if dot and mod in MODULES and "=" in rest:
+            if scen.module not in (None, mod):
+                raise TortureError(f"error: {scen.name}.boot: parameters of both"
+                                   f" {scen.module} and {mod}")
+            scen.module = mod
+            scen.params.append(rest)
+        else:
+            scen.cmdline.append(tok)
+    if not scen.module:
+        raise TortureError(f"error: {scen.name}.boot: no parameter of "
+                           + " or ".join(MODULES))
+
+
+def load(top, debug=False):
+    """The scenarios of CFLIST, in order, with fragments and parameters."""
+    cdir = os.path.join(top, CFG_DIR)
+    try:
+        with open(os.path.join(cdir, "CFLIST"), encoding="utf-8") as f:
+            listing = f.read()
+    except OSError as e:
+        raise TortureError(f"error: {CFG_DIR}/CFLIST: {e.strerror}") from None
+    common = read_fragment(top, os.path.join(CFG_DIR, "CFcommon"))
+    if debug:
+        common += read_fragment(top, DEBUG_FRAGMENT)
+    out = []
+    for lineno, line in enumerate(listing.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, *opts = line.split()
+        scen = Scenario(name)
+        for opt in opts:
+            key, _, val = opt.partition("=")
+            if key == "expect" and val in ("SUCCESS", "FAILURE"):
+                scen.expect = val
+            elif key == "short" and val.isdigit() and int(val) > 0:
+                scen.short = int(val)
+            elif opt == "icount":
+                scen.icount = True
+            else:
+                raise TortureError(f"error: {CFG_DIR}/CFLIST:{lineno}: bad option '{opt}'")
+        scen.fragment = common + read_fragment(top, os.path.join(CFG_DIR, name))
+        try:
+            with open(os.path.join(cdir, name + ".boot"), encoding="utf-8") as f:
+                parse_boot(scen, f.read())
+        except OSError as e:
+            raise TortureError(f"error: {CFG_DIR}/{name}.boot: {e.strerror}") from None
+        out.append(scen)
+    return out
+
+
+def select(scenarios, names=None, short=False):
+    if names:
+        known = {s.name: s for s in scenarios}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise TortureError(f"error: unknown scenario(s) {', '.join(unknown)};"
+                               f" known: {', '.join(known)}")
+        return [known[n] for n in names]
+    if short:
+        return [s for s in scenarios if s.short]
+    return list(scenarios)
+
+
+def fragment_key(text):
+    """The configuration a fragment asks for, independent of comments and order."""
+    vals = build.parse_fragment(text)
+    return "\n".join(f"{k}={v}" for k, v in sorted(vals.items()))
+
+
+def kernel_for(top, tree, fragment, log):
+    """(name, output directory) of a kernel built with FRAGMENT on the project's."""
+    project = os.path.join(os.environ["PVRT_BUILD"], "out", "project")
+    key = fragment_key(fragment)
+    # The project kernel, brought up to date (incremental), serves every
+    # scenario whose options it already has.
+    build.build(top, tree, "project", log=log)
+    if not build.check_config(fragment, os.path.join(project, ".config")):
+        return "project", project
+    digest = hashlib.sha1(key.encode()).hexdigest()[:10]
+    name = f"torture-{digest}"
+    out = os.path.join(os.environ["PVRT_BUILD"], "out", name)
+    os.makedirs(out, exist_ok=True)
+    frag = os.path.join(out, "torture-scenario.config")
+    with open(frag, "w", encoding="utf-8") as f:
+        f.write(fragment)
+    variant = build.Variant("project", top)
+    variant.name = name
+    variant.fragments.append(frag)
+    build.build_variant(top, tree, variant, out, log=log)
+    return name, out
+
+
+# --- console --------------------------------------------------------------------
+
+_WRITES = re.compile(r"Writes:\s+Total: (\d+)")
+_PI = re.compile(r"PI checks: (\d+)\s+Inconclusive: (\d+)\s+Violations: (\d+)")
+_VERDICT = re.compile(r"End of test: (SUCCESS|FAILURE|LOCK_HOTPLUG)")
+_ROUNDS = re.compile(r"pi_football: \S+ lock=\S+ .*: (\d+) rounds, (\d+) with offense")
+_BALL = re.compile(r"ball moves while the defense held: total (\d+), worst round (\d+);"
+                   r" high's wait max (\d+) us")
+_UNBOOSTED = re.compile(r"holder.s priority .*; (\d+) of \d+ games .*short of it")
+_CHAIN = re.compile(r"high's wait with offense max (\d+) us, bound T_cs \+ 2 T_sched (\d+) us,"
+                    r" ratio [\d.]+ \(limit (\d+)\.(\d+)\)")
+_TIMES = re.compile(r"T_sched max (\d+) us .*T_cs max (\d+) us")
+
+
+def parse_section(lines):
+    """What one torture run printed: verdict, counts, figures (None when absent)."""
+    text = "\n".join(lines)
+    r = {"verdict": None, "acquisitions": None, "pi_checks": None, "pi_inconclusive": None,
+         "pi_violations": None, "rounds": None, "ball_moves": None, "unboosted": None,
+         "wait_max_us": None, "bound_us": None, "t_sched_us": None, "t_cs_us": None}
+    for m in _VERDICT.finditer(text):
+        r["verdict"] = m.group(1)
+    for m in _WRITES.finditer(text):
+        r["acquisitions"] = int(m.group(1))
+    for m in _PI.finditer(text):
+        r["pi_checks"], r["pi_inconclusive"], r["pi_violations"] = map(int, m.groups())
+    m = _ROUNDS.search(text)
+    if m:
+        r["rounds"] = int(m.group(1))
+    m = _UNBOOSTED.search(text)
+    if m:
+        r["unboosted"] = int(m.group(1))
+    m = _BALL.search(text)
+    if m:
+        r["ball_moves"], r["wait_max_us"] = int(m.group(1)), int(m.group(3))
+        r["pi_violations"] = r["ball_moves"] + (r["unboosted"] or 0)
+    m = _CHAIN.search(text)
+    if m:
+        r["wait_max_us"], r["bound_us"] = int(m.group(1)), int(m.group(2))
+        limit_pct = int(m.group(3)) * 100 + int(m.group(4))
+        r["pi_violations"] = (r["unboosted"] or 0) + (
+            1 if r["wait_max_us"] * 100 > r["bound_us"] * limit_pct else 0)
+    m = _TIMES.search(text)
+    if m:
+        r["t_sched_us"], r["t_cs_us"] = int(m.group(1)), int(m.group(2))
+    return r
+
+
+def verdicts(scenarios, res, durations, kernel):
+    """One result row per scenario of a boot."""
+    secs = res.sections()
+    rows = []
+    for scen in scenarios:
+        sec = secs.get(f"torture-{scen.name}")
+        row = {"scenario": scen.name, "kernel": kernel, "seconds": durations[scen.name],
+               "expect": scen.expect, "module": scen.module, "log": res.log_path}
+        if sec is None:
+            row.update(parse_section([]))
+            row["splats"] = []
+            row["problem"] = ("no output: " + "; ".join(res.problems()[:3])) \
+                if res.problems() else "no output"
+        else:
+            row.update(parse_section(sec[1]))
+            row["splats"] = [ln for _n, ln in console.splats("\n".join(sec[1]))]
+            row["problem"] = None
+        row["ok"] = (row["problem"] is None and row["verdict"] == scen.expect
+                     and not row["splats"])
+        rows.append(row)
+    return rows
+
+
+def guest_cmd(scenarios, durations):
+    parts = []
+    for scen in scenarios:
+        parts.append(" ".join(["torture", scen.name, str(durations[scen.name]), scen.module]
+                              + scen.params))
+    # Every scenario runs even when one fails; the sections carry the verdicts.
+    return "; ".join(parts) + "; true"
+
+
+def fmt(val):
+    return "-" if val is None else str(val)
+
+
+def table(rows):
+    head = ("scenario", "kernel", "secs", "verdict", "expected", "acq/rounds", "PI viol",
+            "splats", "result")
+    out = [head]
+    for r in rows:
+        work = r["acquisitions"] if r["acquisitions"] is not None else r["rounds"]
+        out.append((r["scenario"], r["kernel"], str(r["seconds"]), fmt(r["verdict"]),
+                    r["expect"], fmt(work), fmt(r["pi_violations"]), str(len(r["splats"])),
+                    "ok" if r["ok"] else "NOT OK" + (f" ({r['problem']})" if r["problem"]
+                                                     else "")))
+    widths = [max(len(row[i]) for row in out) for i in range(len(head) - 1)]
+    lines = []
+    for row in out:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1])
+    return "\n".join(lines)
+
+
+def figures(rows):
+    """The football and chain figures, a line each."""
+    out = []
+    for r in rows:
+        if r["module"] != "pi_football" or r["verdict"] is None:
+            continue
+        if r["bound_us"] is not None:
+            ratio = r["wait_max_us"] / r["bound_us"] if r["bound_us"] else float("inf")
+            out.append(f"{r['scenario']}: chain: high's wait max {r['wait_max_us']} us,"
+                       f" T_cs {r['t_cs_us']} us + 2 T_sched {2 * (r['t_sched_us'] or 0)} us"
+                       f" = {r['bound_us']} us, ratio {ratio:.2f}, rounds {r['rounds']}")
+        else:
+            out.append(f"{r['scenario']}: football: {r['rounds']} rounds, ball moves"
+                       f" {r['ball_moves']}, unboosted holders {r['unboosted']},"
+                       f" high's wait max {r['wait_max_us']} us")
+    return out
+
+
+def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
+    """Build, boot and judge SCENARIOS; returns the result rows."""
+    durations = {s.name: duration or s.short or 60 for s in scenarios}
+    groups = {}
+    for scen in scenarios:
+        key = (fragment_key(scen.fragment), tuple(scen.cmdline), scen.icount)
+        groups.setdefault(key, []).append(scen)
+    outdir = outdir or build.new_results_dir(os.environ["PVRT_BUILD"], "torture-")
+    rows = []
+    for n, ((_key, cmdline, icount), scens) in enumerate(groups.items(), 1):
+        kname, kout = kernel_for(top, tree, scens[0].fragment, log)
+        total = sum(durations[s.name] for s in scens)
+        clock = "icount" if icount else f"smp{smp}"
+        log(f"torture: boot {n}/{len(groups)}: {kname} kernel, {clock},"
+            f" {', '.join(s.name for s in scens)} ({total} s of torture)")
+        append = " ".join(build.Variant("project", top).cmdline + list(cmdline))
+        t0 = time.time()
+        res = boot.boot(build.kernel_image(kout), guest_cmd(scens, durations),
+                        os.path.join(outdir, f"boot-{n:02d}-{kname}.log"),
+                        modroot=os.path.join(kout, "modroot"), smp=smp, icount=icount,
+                        timeout=BOOT_SECONDS + 3 * total, append=append)
+        log(f"torture: boot {n}/{len(groups)} done in {time.time() - t0:.0f} s")
+        rows += verdicts(scens, res, durations, f"{kname}/{clock}")
+        results.save(rows, os.path.join(outdir, "torture.json"))
+    return rows, outdir
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/torture", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenarios", help="comma-separated scenario names (default: all)")
+    ap.add_argument("--short", action="store_true",
+                    help="the short set of CFLIST (short=N), for N seconds each")
+    ap.add_argument("--duration", type=int, help="seconds per scenario (default 60,"
+                    " or CFLIST's short=N with --short)")
+    ap.add_argument("--debug", action="store_true",
+                    help=f"merge {DEBUG_FRAGMENT} into every scenario")
+    ap.add_argument("--smp", type=int, default=2, help="guest CPUs (default 2)")
+    ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    args = ap.parse_args(argv)
+    if args.duration is not None and args.duration < 1:
+        ap.error("--duration must be at least 1")
+    top = os.environ["PVRT_TOP"]
+    tree = os.path.join(os.environ["PVRT_BUILD"], "linux")
+    scenarios = load(top, debug=args.debug)
+    chosen = select(scenarios, args.scenarios.split(",") if args.scenarios else None,
+                    args.short)
+    if args.list:
+        for s in chosen:
+            print(f"{s.name:10} {s.module:12} expect {s.expect:8}"
+                  f" {'short=' + str(s.short) if s.short else ''}  {' '.join(s.params)}")
+        return 0
+    if not chosen:
+        raise TortureError("error: no scenario selected")
+    if not os.path.isfile(os.path.join(tree, "Makefile")):
+        raise TortureError(f"error: {tree} is not a kernel tree (run scripts/apply first)")
+    rows, outdir = run(top, tree, chosen, args.duration, args.smp,
+                       log=lambda m: print(m, file=sys.stderr, flush=True))
+    print(table(rows))
+    for line in figures(rows):
+        print(line)
+    print(f"results: {outdir}")
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

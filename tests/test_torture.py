@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/torture: scenario files, grouping, console verdicts."""
+
+import os
+
+import pytest
+
+from pvrt import boot, build, torture
+
+TOP = os.path.join(os.path.dirname(__file__), "..")
+
+LOCKTORTURE_OK = """\
+[   26.49] Writes:  Total: 4036971  Max/Min: 1075441/969727   Fail: 0
+[   26.49] pv_mutex_lock-torture: PI checks: 11922197  Inconclusive: 268472  Violations: 0 (boost 0, deboost 0)
+[   26.49] pv_mutex_lock-torture:--- End of test: SUCCESS: acq_writer_lim=0 nested_locks=4
+"""
+
+LOCKTORTURE_BROKEN = """\
+[   24.09] pv_mutex_lock-torture: PI violation (deboost): writer 2 prio 79 after unlocking nested[1], want 120
+[   26.51] Writes:  Total: 3000  Max/Min: 800/700   Fail: 0
+[   26.51] pv_mutex_lock-torture: PI checks: 10264737  Inconclusive: 269860  Violations: 17 (boost 0, deboost 17) !!!
+[   26.51] pv_mutex_lock-torture:--- End of test: FAILURE: acq_writer_lim=0
+"""
+
+FOOTBALL_MUTEX = """\
+[   64.45] pi_football: football lock=mutex cpus=2 hold_us=10000 game_ms=200: 87 rounds, 87 with offense
+[   64.45] pi_football: holder's priority once the chain was built: worst 89, wanted 59 or better; 174 of 174 games (rounds x CPUs) short of it
+[   64.45] pi_football: ball moves while the defense held: total 152982942, worst round 1265130; high's wait max 245111 us
+[   64.45] pi_football: mutex has no priority inheritance: this is the inversion the test shows
+[   64.45] pi_football: End of test: FAILURE
+"""
+
+CHAIN_PV = """\
+[   31.92] pi_football: chain lock=pv_mutex cpus=1 hold_us=20000 game_ms=500: 440 rounds, 220 with offense
+[   31.92] pi_football: holder's priority once the chain was built: worst 59, wanted 59 or better; 0 of 440 games (rounds x CPUs) short of it
+[   31.92] pi_football: T_sched max 38 us (100 wake-ups per CPU), T_cs max 40153 us, calibration wait max 40392 us
+[   31.92] pi_football: high's wait with offense max 40381 us, bound T_cs + 2 T_sched 40229 us, ratio 1.00 (limit 1.10)
+[   31.92] pi_football: End of test: SUCCESS
+"""
+
+CHAIN_MUTEX = """\
+[   62.92] pi_football: high's wait with offense max 589330 us, bound T_cs + 2 T_sched 66688 us, ratio 8.83 (limit 1.10)
+[   62.93] pi_football: End of test: FAILURE
+"""
+
+
+def sect(text):
+    return torture.console.lines(text)
+
+
+def test_every_scenario_loads_with_one_module():
+    scens = torture.load(TOP)
+    names = [s.name for s in scens]
+    assert len(names) == len(set(names)) >= 14
+    for s in scens:
+        assert s.module in torture.MODULES and s.params, s.name
+    by = {s.name: s for s in scens}
+    # The debug scenario takes its options from the debug fragment itself.
+    assert "CONFIG_PROVE_LOCKING=y" in by["PVLOCK01"].fragment
+    assert "CONFIG_KASAN=y" in by["PVLOCK01"].fragment
+    # Broken twins and lock types without PI must fail, and the short set has
+    # at least one of them and one debug scenario.
+    short = torture.select(scens, short=True)
+    assert any(s.expect == "FAILURE" for s in short)
+    assert any("CONFIG_PROVE_LOCKING=y" in s.fragment for s in short)
+    assert sum(s.short for s in short) <= 120
+
+
+def test_debug_flag_puts_every_scenario_on_the_debug_fragment():
+    keys = {torture.fragment_key(s.fragment) for s in torture.load(TOP, debug=True)}
+    assert len(keys) == 1 and "CONFIG_KASAN=y" in keys.pop()
+
+
+def test_unknown_scenario_and_bad_boot_files_are_refused():
+    scens = torture.load(TOP)
+    with pytest.raises(torture.TortureError, match="unknown scenario"):
+        torture.select(scens, ["PVLOCK01", "PVLOCK99"])
+    s = torture.Scenario("X")
+    with pytest.raises(torture.TortureError, match="both"):
+        torture.parse_boot(s, "locktorture.torture_type=pv_mutex_lock pi_football.lock=mutex")
+    with pytest.raises(torture.TortureError, match="no parameter"):
+        torture.parse_boot(torture.Scenario("Y"), "threadirqs")
+
+
+def test_include_loop_is_an_error(tmp_path):
+    (tmp_path / "a").write_text("#include b\n")
+    (tmp_path / "b").write_text("#include a\n")
+    with pytest.raises(torture.TortureError, match="loop"):
+        torture.read_fragment(str(tmp_path), "a")
+
+
+def test_parse_locktorture_and_football_sections():
+    ok = torture.parse_section(sect(LOCKTORTURE_OK))
+    assert ok["verdict"] == "SUCCESS" and ok["acquisitions"] == 4036971
+    assert ok["pi_violations"] == 0 and ok["pi_checks"] == 11922197
+    bad = torture.parse_section(sect(LOCKTORTURE_BROKEN))
+    assert bad["verdict"] == "FAILURE" and bad["pi_violations"] == 17
+    fb = torture.parse_section(sect(FOOTBALL_MUTEX))
+    assert fb["rounds"] == 87 and fb["ball_moves"] == 152982942 and fb["unboosted"] == 174
+    assert fb["pi_violations"] == 152982942 + 174 and fb["wait_max_us"] == 245111
+    ch = torture.parse_section(sect(CHAIN_PV))
+    assert (ch["wait_max_us"], ch["bound_us"], ch["t_sched_us"], ch["t_cs_us"]) == \
+        (40381, 40229, 38, 40153)
+    assert ch["pi_violations"] == 0      # over the bound itself, within the slack
+    assert ch["verdict"] == "SUCCESS"
+    assert torture.parse_section(sect(CHAIN_MUTEX))["pi_violations"] == 1
+
+
+def boot_result(tmp_path, body):
+    text = "PVRT-BOOTED 6.12\n" + body + "PVRT-EXIT rc=0\n"
+    return boot.BootResult(str(tmp_path / "log"), text, False, 1.0)
+
+
+def section(name, text, rc):
+    return f"PVRT-BEGIN torture-{name}\n{text}PVRT-END torture-{name} rc={rc}\n"
+
+
+def test_verdicts_compare_with_what_the_scenario_expects(tmp_path):
+    good, twin, liar, splat, lost = (torture.Scenario(n) for n in "ABCDE")
+    twin.expect = liar.expect = "FAILURE"
+    for s in (good, twin, liar, splat, lost):
+        s.module = "locktorture"
+    body = (section("A", LOCKTORTURE_OK, 0) + section("B", LOCKTORTURE_BROKEN, 1)
+            + section("C", LOCKTORTURE_OK, 0)
+            + section("D", "[ 1.0] WARNING: CPU: 1 PID: 7 at kernel/locking/rtmutex.c:1 x\n"
+                      + LOCKTORTURE_OK, 0))
+    rows = torture.verdicts([good, twin, liar, splat, lost], boot_result(tmp_path, body),
+                            dict.fromkeys("ABCDE", 5), "project/smp2")
+    ok = {r["scenario"]: r["ok"] for r in rows}
+    assert ok == {"A": True, "B": True, "C": False, "D": False, "E": False}
+    assert rows[4]["problem"].startswith("no output")
+    table = torture.table(rows)
+    assert table.count("NOT OK") == 3 and "PVLOCK" not in table
+
+
+def test_one_boot_per_configuration(tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    scens = torture.select(torture.load(TOP), ["PVLOCK01", "PVLOCK05", "PVLOCK06",
+                                               "PVLOCK09", "PVLOCK12"])
+    kernels, boots = [], []
+
+    def kernel_for(top, tree, fragment, log):
+        name = "debug" if "CONFIG_KASAN=y" in fragment else "project"
+        kernels.append(name)
+        return name, str(tmp_path / name)
+
+    def fake_boot(kernel, cmd, log_path, **kw):
+        boots.append((cmd, kw["icount"]))
+        body = "".join(section(s.name, LOCKTORTURE_OK, 0) for s in scens)
+        return boot_result(tmp_path, body)
+
+    monkeypatch.setattr(torture, "kernel_for", kernel_for)
+    monkeypatch.setattr(boot, "boot", fake_boot)
+    monkeypatch.setattr(build, "kernel_image", lambda out, arch="x86_64": out)
+    rows, outdir = torture.run(TOP, "tree", scens, duration=7, outdir=str(tmp_path),
+                               log=lambda m: None)
+    # debug (PVLOCK01), project SMP (05, 06, 12), project icount (09).
+    assert sorted(kernels) == ["debug", "project", "project"]
+    assert len(boots) == 3 and [b[1] for b in boots].count(True) == 1
+    smp_cmd = next(c for c, icount in boots if not icount and "PVLOCK05" in c)
+    assert smp_cmd.startswith("torture PVLOCK05 7 locktorture torture_type=rtmutex_lock")
+    assert "torture PVLOCK06 7 pi_football lock=pv_mutex mode=football" in smp_cmd
+    assert (tmp_path / "torture.json").exists()
+    assert [r["scenario"] for r in rows] == ["PVLOCK01", "PVLOCK05", "PVLOCK06",
+                                             "PVLOCK12", "PVLOCK09"]

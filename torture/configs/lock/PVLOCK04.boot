@@ -1,0 +1,1 @@
+locktorture.torture_type=pv_mutex_lock locktorture.writer_fifo=1 locktorture.nested_locks=4 locktorture.rt_boost_factor=10 locktorture.stat_interval=15

@@ -1,0 +1,1 @@
+pi_football.lock=pv_mutex pi_football.mode=football

@@ -1,0 +1,1 @@
+pi_football.lock=rt_mutex pi_football.mode=football

@@ -1,0 +1,1 @@
+pi_football.lock=mutex pi_football.mode=football

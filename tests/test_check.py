@@ -41,3 +41,11 @@ def test_crashing_stage_counts_as_failed_and_the_run_goes_on(tmp_path, monkeypat
     assert "FAIL  stage crashed" in out and "KeyError: 'boom'" in out
     assert "ok  still runs" in out
     assert out.rstrip().splitlines()[-1] == "1 passed, 1 failed"
+
+
+def test_bisect_skips_only_commits_no_build_reads():
+    from pvrt.check import docs_only
+    assert docs_only(["Documentation/locking/pv-mutex.rst", "MAINTAINERS"])
+    assert not docs_only(["Documentation/locking/pv-mutex.rst", "kernel/locking/pv_mutex.c"])
+    assert not docs_only(["Documentation/Kconfig"])     # sourced by the top Kconfig
+    assert not docs_only([])

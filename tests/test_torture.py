@@ -11,14 +11,14 @@ TOP = os.path.join(os.path.dirname(__file__), "..")
 
 LOCKTORTURE_OK = """\
 [   26.49] Writes:  Total: 4036971  Max/Min: 1075441/969727   Fail: 0
-[   26.49] pv_mutex_lock-torture: PI checks: 11922197  Inconclusive: 268472  Violations: 0 (boost 0, deboost 0)
+[   26.49] pv_mutex_lock-torture: PI checks: 11922197 (boost 51344, deboost 11870853)  Inconclusive: 268472  Violations: 0 (boost 0, deboost 0)
 [   26.49] pv_mutex_lock-torture:--- End of test: SUCCESS: acq_writer_lim=0 nested_locks=4
 """
 
 LOCKTORTURE_BROKEN = """\
 [   24.09] pv_mutex_lock-torture: PI violation (deboost): writer 2 prio 79 after unlocking nested[1], want 120
 [   26.51] Writes:  Total: 3000  Max/Min: 800/700   Fail: 0
-[   26.51] pv_mutex_lock-torture: PI checks: 10264737  Inconclusive: 269860  Violations: 17 (boost 0, deboost 17) !!!
+[   26.51] pv_mutex_lock-torture: PI checks: 10264737 (boost 40000, deboost 10224737)  Inconclusive: 269860  Violations: 17 (boost 0, deboost 17) !!!
 [   26.51] pv_mutex_lock-torture:--- End of test: FAILURE: acq_writer_lim=0
 """
 
@@ -93,6 +93,7 @@ def test_parse_locktorture_and_football_sections():
     ok = torture.parse_section(sect(LOCKTORTURE_OK))
     assert ok["verdict"] == "SUCCESS" and ok["acquisitions"] == 4036971
     assert ok["pi_violations"] == 0 and ok["pi_checks"] == 11922197
+    assert ok["pi_boost_checks"] == 51344
     bad = torture.parse_section(sect(LOCKTORTURE_BROKEN))
     assert bad["verdict"] == "FAILURE" and bad["pi_violations"] == 17
     fb = torture.parse_section(sect(FOOTBALL_MUTEX))

@@ -36,6 +36,7 @@ from pvrt import boot, build, console, results
 
 CFG_DIR = os.path.join("torture", "configs", "lock")
 DEBUG_FRAGMENT = os.path.join("variants", "fragments", "debug.config")
+BENCH_FRAGMENT = "variants/fragments/bench.config"
 MODULES = ("locktorture", "pi_football")
 BOOT_SECONDS = 240      # boot, module loads and power-off, generously, under TCG
 
@@ -161,7 +162,10 @@ def kernel_for(top, tree, fragment, log):
         f.write(fragment)
     variant = build.Variant("project", top)
     variant.name = name
-    variant.fragments.append(frag)
+    # The project kernel without its benchmark modules (which refuse
+    # lockdep) and without the KUnit suites it runs at boot.
+    variant.fragments = [f for f in variant.fragments
+                         if f not in (BENCH_FRAGMENT, "series-kunitconfigs")] + [frag]
     build.build_variant(top, tree, variant, out, log=log)
     return name, out
 
@@ -169,7 +173,8 @@ def kernel_for(top, tree, fragment, log):
 # --- console --------------------------------------------------------------------
 
 _WRITES = re.compile(r"Writes:\s+Total: (\d+)")
-_PI = re.compile(r"PI checks: (\d+)\s+Inconclusive: (\d+)\s+Violations: (\d+)")
+_PI = re.compile(r"PI checks: (\d+) \(boost (\d+), deboost (\d+)\)\s+Inconclusive: (\d+)\s+"
+                 r"Violations: (\d+)")
 _VERDICT = re.compile(r"End of test: (SUCCESS|FAILURE|LOCK_HOTPLUG)")
 _ROUNDS = re.compile(r"pi_football: \S+ lock=\S+ .*: (\d+) rounds, (\d+) with offense")
 _BALL = re.compile(r"ball moves while the defense held: total (\d+), worst round (\d+);"
@@ -183,7 +188,8 @@ _TIMES = re.compile(r"T_sched max (\d+) us .*T_cs max (\d+) us")
 def parse_section(lines):
     """What one torture run printed: verdict, counts, figures (None when absent)."""
     text = "\n".join(lines)
-    r = {"verdict": None, "acquisitions": None, "pi_checks": None, "pi_inconclusive": None,
+    r = {"verdict": None, "acquisitions": None, "pi_checks": None, "pi_boost_checks": None,
+         "pi_inconclusive": None,
          "pi_violations": None, "rounds": None, "ball_moves": None, "unboosted": None,
          "wait_max_us": None, "bound_us": None, "t_sched_us": None, "t_cs_us": None}
     for m in _VERDICT.finditer(text):
@@ -191,7 +197,8 @@ def parse_section(lines):
     for m in _WRITES.finditer(text):
         r["acquisitions"] = int(m.group(1))
     for m in _PI.finditer(text):
-        r["pi_checks"], r["pi_inconclusive"], r["pi_violations"] = map(int, m.groups())
+        (r["pi_checks"], r["pi_boost_checks"], _deboost, r["pi_inconclusive"],
+         r["pi_violations"]) = map(int, m.groups())
     m = _ROUNDS.search(text)
     if m:
         r["rounds"] = int(m.group(1))

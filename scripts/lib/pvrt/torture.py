@@ -39,6 +39,9 @@ DEBUG_FRAGMENT = os.path.join("variants", "fragments", "debug.config")
 BENCH_FRAGMENT = "variants/fragments/bench.config"
 MODULES = ("locktorture", "pi_football")
 BOOT_SECONDS = 240      # boot, module loads and power-off, generously, under TCG
+# Wall seconds per guest second in icount mode at worst: 0.15-0.3x real time
+# on this machine, less with the debug fragment and a loaded host.
+ICOUNT_SLOWDOWN = 12
 
 
 class TortureError(SystemExit):
@@ -312,7 +315,8 @@ def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
         res = boot.boot(build.kernel_image(kout), guest_cmd(scens, durations),
                         os.path.join(outdir, f"boot-{n:02d}-{kname}.log"),
                         modroot=os.path.join(kout, "modroot"), smp=smp, icount=icount,
-                        timeout=BOOT_SECONDS + 3 * total, append=append)
+                        timeout=BOOT_SECONDS + (ICOUNT_SLOWDOWN if icount else 3) * total,
+                        append=append)
         log(f"torture: boot {n}/{len(groups)} done in {time.time() - t0:.0f} s")
         rows += verdicts(scens, res, durations, f"{kname}/{clock}")
         results.save(rows, os.path.join(outdir, "torture.json"))

@@ -211,6 +211,82 @@ def cyclictest(section_lines):
                    sum(meta["Avg"]) / len(meta["Avg"]), max(meta["Max"]))
 
 
+# Frames of the tracer itself at the top of a latency tracer's stack trace.
+_TRACER_FRAME = re.compile(r"^(trace_|tracer_|stop_critical_timing|start_critical_timing|"
+                           r"check_critical_timing|__trace_stack|preempt_count_|"
+                           r"lockdep_hardirqs_on|time_hardirqs_|\w*hardirqs_on)")
+_LOCK_FUNC = re.compile(r"_raw_(spin|read|write)_(un)?lock|(spin|read|write)_(un)?lock|"
+                        r"local_irq|irq_restore|irqrestore|irqsave")
+
+
+def latency_trace(section_lines):
+    """The worst sections a latency tracer kept (guest/latency-trace).
+
+    Returns [{second, latency_us, task, started, ended, stack, lock_op, caller}]:
+    STACK is the stack trace at the section's end without the tracer's own
+    frames; LOCK_OP is the locking function that ended (or began) the section
+    when one did; CALLER the first frame that is neither tracer nor locking,
+    the code that held the lock or disabled preemption.
+    """
+    out, cur, in_stack = [], None, False
+    for line in section_lines:
+        m = re.match(r"^=== max (\d+) (\d+)$", line.strip())
+        if m:
+            cur = {"second": int(m.group(1)), "latency_us": int(m.group(2)), "task": None,
+                   "started": None, "ended": None, "stack": []}
+            out.append(cur)
+            in_stack = False
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"^#\s+\| task: (\S+)", line)
+        if m:
+            cur["task"] = re.sub(r"-\d+$", "", m.group(1))
+            continue
+        m = re.match(r"^#\s+=> started at:\s+(\S+)", line)
+        if m:
+            cur["started"] = m.group(1)
+            continue
+        m = re.match(r"^#\s+=> ended at:\s+(\S+)", line)
+        if m:
+            cur["ended"] = m.group(1)
+            continue
+        if "<stack trace>" in line:
+            in_stack = True
+            continue
+        m = re.match(r"^\s*=> (\S+)", line)
+        if in_stack and m:
+            func = m.group(1)
+            if not (not cur["stack"] and _TRACER_FRAME.match(func)):
+                cur["stack"].append(func)
+    for sec in out:
+        ends = [f for f in (sec["ended"], sec["started"]) if f and _LOCK_FUNC.search(f)]
+        sec["lock_op"] = ends[0] if ends else None
+        sec["caller"] = next((f for f in sec["stack"] if not _TRACER_FRAME.match(f)
+                              and not _LOCK_FUNC.search(f)), sec["ended"])
+    return [s for s in out if s["latency_us"] > 0]
+
+
+def worst_sections(sections, top=10):
+    """Sections grouped by (started, ended, caller), worst first:
+    [{started, ended, caller, lock_op, count, max_us, mean_us, task, stack}]."""
+    groups = {}
+    for s in sections:
+        key = (s["started"], s["ended"], s["caller"])
+        g = groups.setdefault(key, {"started": s["started"], "ended": s["ended"],
+                                    "caller": s["caller"], "lock_op": s["lock_op"],
+                                    "count": 0, "total": 0, "max_us": 0, "task": s["task"],
+                                    "stack": s["stack"]})
+        g["count"] += 1
+        g["total"] += s["latency_us"]
+        if s["latency_us"] > g["max_us"]:
+            g["max_us"], g["task"], g["stack"] = s["latency_us"], s["task"], s["stack"]
+    rows = sorted(groups.values(), key=lambda g: -g["max_us"])[:top]
+    for g in rows:
+        g["mean_us"] = round(g.pop("total") / g["count"], 1)
+    return rows
+
+
 # Why a handler may stay in hard interrupt context (Documentation/core-api/
 # irq/ikt.rst); "ikt_off" and "oneshot" (the ikt=off rules) and anything
 # unknown are not justified on a kernel booted with IKT on.

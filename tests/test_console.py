@@ -41,7 +41,10 @@ def test_cyclictest_distribution():
     assert lat.avg == pytest.approx((3 * 10 + 4 * 980 + 9 * 9 + 250) / 1000)
     assert lat.p99 == 4            # 990 samples <= 4 us
     assert lat.p999 == 9           # 999 samples <= 9 us
+    assert lat.p9999 == lat.p99999 == 250   # 1000 samples: the five nines are the max
     assert lat.percentile(100) == 250
+    assert set(lat.row()) == {"samples", "min", "avg", "max", "p99", "p999", "p9999",
+                              "p99999"}
 
 
 def test_cyclictest_overflows_count_as_samples_above_every_bucket():

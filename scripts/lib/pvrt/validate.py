@@ -55,13 +55,14 @@ def fmt(v):
 
 
 def table(rows):
-    head = ["kernel", "run", "samples", "min", "avg", "max", "p99", "p99.9", "kunit"]
+    head = ["kernel", "run", "samples", "min", "avg", "max", "p99", "p99.9", "p99.99",
+            "p99.999", "kunit"]
     lines = []
     for r in rows:
         kc = r.get("kunit")
         lines.append([r["variant"], str(r["run"]), fmt(r.get("samples")), fmt(r.get("min")),
                       fmt(r.get("avg")), fmt(r.get("max")), fmt(r.get("p99")),
-                      fmt(r.get("p999")),
+                      fmt(r.get("p999")), fmt(r.get("p9999")), fmt(r.get("p99999")),
                       "-" if kc is None else f"{kc[0]} passed, {kc[1]} failed"])
     widths = [max(len(h), *(len(ln[i]) for ln in lines)) for i, h in enumerate(head)]
     out = ["  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(head, widths)))]

@@ -75,7 +75,8 @@ def main(argv=None):
     ap.add_argument("--variants", default="stock,project",
                     help="comma-separated variants (default stock,project)")
     ap.add_argument("--secs", type=int, default=60, help="seconds of load (default 60)")
-    ap.add_argument("--load", default="hackbench", choices=("hackbench", "stress", "none"))
+    ap.add_argument("--load", default="hackbench",
+                    choices=("hackbench", "stress", "stress-set", "none"))
     ap.add_argument("--top", type=int, default=10, help="rows per variant (default 10)")
     args = ap.parse_args(argv)
     if args.secs < 1 or args.top < 1:

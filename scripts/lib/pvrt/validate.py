@@ -108,7 +108,8 @@ def main(argv=None):
                          " (default: stock,threadirqs,rt,project)")
     ap.add_argument("--seconds", type=int, default=60, help="cyclictest duration per run")
     ap.add_argument("--runs", type=int, default=1, help="runs per variant")
-    ap.add_argument("--load", default="hackbench", choices=["hackbench", "stress", "none"])
+    ap.add_argument("--load", default="hackbench",
+                    choices=["hackbench", "stress", "stress-set", "none"])
     ap.add_argument("--no-devices", action="store_true",
                     help="skip scripts/devices-check (the x86_64_defconfig device boot)")
     args = ap.parse_args(argv)

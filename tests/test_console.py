@@ -170,3 +170,13 @@ def test_ktap_only_drops_kernel_messages_between_results():
     assert console.ktap_only(log).splitlines() == [
         "KTAP version 1", "1..1", "    KTAP version 1", "    # Subtest: s", "    1..1",
         "    ok 1 t", "ok 1 s"]
+
+
+def test_latency_over_time_and_stress_phases():
+    body = ["# cyclictest start uptime 3.50 interval 200",
+            "       0:    5000:      31", "       0:   10000:    2507",
+            "000010 000123", "# Min Latencies: 00010"]
+    start, series = console.cyclictest_series(body)
+    assert start == 3.5 and series == [(1.0, 31), (2.0, 2507)]
+    text = "[ 1.0] x\nPVRT-PHASE memory 3.79\nPVRT-PHASE fork 5.41\n[ 2.0] PVRT-PHASE no\n"
+    assert console.phases(text) == [("memory", 3.79), ("fork", 5.41)]

@@ -60,3 +60,13 @@ def test_bench_ikt_saves_after_each_boot(tmp_path, monkeypatch):
     (results,) = (tmp_path / "results").iterdir()
     saved = json.loads((results / "bench.json").read_text())
     assert [r["handler"] for r in saved] == ["hard"]
+
+
+def test_latency_over_time_plot_has_a_panel_per_variant(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [{"variant": v, "run": 1, "max": 900, "series": [(1.0, 30), (2.0, 900)],
+             "phases": [("memory", 0.0), ("fork", 1.2)]} for v in ("stock", "project")]
+    rows.append({"variant": "rt", "run": 1, "max": None})     # a failed run: no panel
+    path = validate.plot_over_time(rows, str(tmp_path / "lot.png"), "stress-set")
+    assert path and os.path.getsize(path) > 1000
+    assert validate.plot_over_time(rows[2:], str(tmp_path / "none.png"), "none") is None

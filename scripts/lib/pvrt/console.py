@@ -215,6 +215,32 @@ def cyclictest(section_lines):
                    sum(meta["Avg"]) / len(meta["Avg"]), max(meta["Max"]))
 
 
+def cyclictest_series(section_lines):
+    """Latency over time from cyclictest -v -o N (guest/cyclictest-load).
+
+    Returns (start uptime in s or None, [(seconds since start, max us of the
+    window)]): each "<thread>: <cycle>: <us>" line is the worst of a window
+    of N cycles ending at that cycle, at the interval the section's
+    "# cyclictest start uptime U interval I" line gives.
+    """
+    start, interval, out = None, None, []
+    for line in section_lines:
+        m = re.match(r"^# cyclictest start uptime ([\d.]+) interval (\d+)$", line.strip())
+        if m:
+            start, interval = float(m.group(1)), int(m.group(2))
+            continue
+        m = re.match(r"^\s*(\d+):\s+(\d+):\s+(\d+)$", line)
+        if m and interval:
+            out.append((int(m.group(2)) * interval / 1e6, int(m.group(3))))
+    return start, out
+
+
+def phases(text):
+    """Phases of guest/stress-set: [(name, start uptime s)] in console order."""
+    return [(m.group(1), float(m.group(2))) for m in
+            re.finditer(r"^PVRT-PHASE (\S+) ([\d.]+)\s*$", "\n".join(lines(text)), re.M)]
+
+
 # Frames of the tracer itself at the top of a latency tracer's stack trace.
 _TRACER_FRAME = re.compile(r"^(trace_|tracer_|stop_critical_timing|start_critical_timing|"
                            r"check_critical_timing|__trace_stack|preempt_count_|"

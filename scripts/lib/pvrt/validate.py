@@ -43,6 +43,12 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
         lat = console.cyclictest(ct[1])
         row.update(lat.row())
         row["hist"] = lat.hist
+        start, series = console.cyclictest_series(ct[1])
+        row["series"] = series
+        if start is not None:
+            # Stress-set phases, in seconds since cyclictest started.
+            row["phases"] = [(name, round(t - start, 2)) for name, t in console.phases(res.text)
+                             if t >= start]
     kc = kunit_counts(tree, log_path)
     row["kunit"] = kc
     return row
@@ -98,6 +104,57 @@ def plot(rows, path):
     return path
 
 
+PHASE_COLOURS = {"memory": "tab:blue", "file-io": "tab:green", "proc": "tab:orange",
+                 "fork": "tab:red", "console": "tab:purple"}
+
+
+def plot_over_time(rows, path, load):
+    """Worst latency of each cyclictest report window (-o 5000: about 1 s; the
+    windows end where cyclictest's SCHED_OTHER reader caught up), one panel
+    per variant (its first run), with the stress-set phases shaded."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+    except ImportError:
+        return None
+    firsts = {}
+    for r in rows:
+        if r.get("series") and r["variant"] not in firsts:
+            firsts[r["variant"]] = r
+    if not firsts:
+        return None
+    fig, axes = plt.subplots(len(firsts), 1, figsize=(9, 2.2 * len(firsts) + 0.8),
+                             sharex=True, squeeze=False)
+    for ax, (variant, r) in zip(axes[:, 0], firsts.items()):
+        xs = [t for t, _ in r["series"]]
+        ax.plot(xs, [v for _, v in r["series"]], drawstyle="steps-pre", color="black",
+                linewidth=1)
+        ph = r.get("phases") or []
+        for i, (name, t0) in enumerate(ph):
+            t1 = ph[i + 1][1] if i + 1 < len(ph) else (xs[-1] if xs else t0)
+            ax.axvspan(t0, t1, color=PHASE_COLOURS.get(name, "tab:gray"), alpha=0.15,
+                       linewidth=0)
+        ax.set_yscale("log")
+        ax.set_ylabel("max latency (us)")
+        ax.set_title(f"{variant} (run {r['run']}, max {r['max']} us)", fontsize=9)
+    axes[-1, 0].set_xlabel("seconds since cyclictest started")
+    fig.suptitle(f"cyclictest -m -p 99 -i 200 under {load}: worst latency of each report"
+                 " window (-o 5000, about 1 s)", fontsize=10)
+    top = 0.94
+    if any(r.get("phases") for r in firsts.values()):
+        fig.legend(handles=[Patch(color=c, alpha=0.3, label=f"phase: {n}")
+                            for n, c in PHASE_COLOURS.items()],
+                   loc="upper center", bbox_to_anchor=(0.5, 0.95),
+                   ncol=len(PHASE_COLOURS), fontsize=8, frameon=False)
+        top = 0.88
+    fig.tight_layout(rect=(0, 0, 1, top))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/validate", description=__doc__,
                                  epilog="example:\n  scripts/validate --variants stock,rt,project"
@@ -131,6 +188,10 @@ def main(argv=None):
             # failed run loses nothing measured before it.
             save(rows, results_json)
     png = plot(rows, os.path.join(results_dir, "latency.png"))
+    over_time = plot_over_time(rows, os.path.join(results_dir, "latency-over-time.png"),
+                               args.load)
+    if over_time:
+        png = f"{png}, {over_time}" if png else over_time
     print(f"\ncyclictest -m -p 99 -i 200 -D {args.seconds}s under {args.load};"
           " QEMU TCG -smp 1 -icount shift=2,sleep=off; latencies in us\n")
     print(table(rows))

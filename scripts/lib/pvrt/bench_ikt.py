@@ -29,7 +29,7 @@ import os
 import re
 import sys
 
-from pvrt import boot, build
+from pvrt import boot, build, tools
 from pvrt.results import save
 
 RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d) prio=(\d+) samples=(\d+) min=(\d+)"
@@ -167,6 +167,7 @@ def main(argv=None):
                     help="comma-separated: " + ",".join(KERNELS))
     ap.add_argument("--runs", type=int, default=1, help="boots per kernel and load")
     args = ap.parse_args(argv)
+    tools.require()
     if not 1 <= args.runs <= 20:
         ap.error("--runs must be 1..20")
     loads = [x for x in args.loads.split(",") if x]

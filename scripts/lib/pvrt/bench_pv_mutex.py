@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from pvrt import boot, build
+from pvrt import boot, build, tools
 
 LINE = re.compile(r"pv_mutex_bench: (uncontended (\S+) (\d+)|chain (\S+) (\d+) (\d+)|done)")
 
@@ -88,6 +88,7 @@ def main(argv=None):
     ap.add_argument("--walks", type=int, default=1000)
     ap.add_argument("--max-depth", type=int, default=64)
     args = ap.parse_args(argv)
+    tools.require()
     if args.loops < 1 or args.walks < 1 or not 1 <= args.max_depth <= 256:
         ap.error("--loops and --walks must be >= 1, --max-depth 1..256")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]

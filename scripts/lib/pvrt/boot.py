@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from pvrt import console, initramfs
+from pvrt import console, initramfs, tools
 
 QEMU = "qemu-system-x86_64"
 
@@ -139,6 +139,7 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--log", help="console log (default: build/logs/boot-<time>.log)")
     args = ap.parse_args(argv)
+    tools.require(("cpio", "gzip", QEMU))
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     append = args.append
     kernel, modroot = args.kernel, args.modules

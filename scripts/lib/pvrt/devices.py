@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 
-from pvrt import boot, build, console
+from pvrt import boot, build, console, tools
 
 DISK_MB = 4
 
@@ -190,6 +190,7 @@ def main(argv=None):
     ap.add_argument("--no-build", action="store_true",
                     help="boot build/out/devices as it is")
     args = ap.parse_args(argv)
+    tools.require()
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     failed = run(top, bdir, not args.no_build, log=lambda m: print(m, file=sys.stderr))
     sys.exit(1 if failed else 0)

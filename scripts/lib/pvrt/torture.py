@@ -32,7 +32,7 @@ import re
 import sys
 import time
 
-from pvrt import boot, build, console, results
+from pvrt import boot, build, console, results, tools
 
 CFG_DIR = os.path.join("torture", "configs", "lock")
 DEBUG_FRAGMENT = os.path.join("variants", "fragments", "debug.config")
@@ -350,6 +350,7 @@ def main(argv=None):
         return 0
     if not chosen:
         raise TortureError("error: no scenario selected")
+    tools.require()
     if not os.path.isfile(os.path.join(tree, "Makefile")):
         raise TortureError(f"error: {tree} is not a kernel tree (run scripts/apply first)")
     rows, outdir = run(top, tree, chosen, args.duration, args.smp,

@@ -23,7 +23,7 @@ import os
 import sys
 
 from pvrt import apply as apply_mod
-from pvrt import boot, build, console
+from pvrt import boot, build, console, tools
 from pvrt.results import save
 
 TRACE_FRAGMENT = "variants/fragments/trace.config"
@@ -79,6 +79,7 @@ def main(argv=None):
                     choices=("hackbench", "stress", "stress-set", "none"))
     ap.add_argument("--top", type=int, default=10, help="rows per variant (default 10)")
     args = ap.parse_args(argv)
+    tools.require()
     if args.secs < 1 or args.top < 1:
         ap.error("--secs and --top must be at least 1")
     top = os.environ["PVRT_TOP"]

@@ -19,7 +19,7 @@ import argparse
 import os
 import sys
 
-from pvrt import boot, build, console, devices
+from pvrt import boot, build, console, devices, tools
 from pvrt.results import save
 from pvrt.check import kunit_counts
 
@@ -170,6 +170,7 @@ def main(argv=None):
     ap.add_argument("--no-devices", action="store_true",
                     help="skip scripts/devices-check (the x86_64_defconfig device boot)")
     args = ap.parse_args(argv)
+    tools.require()
     if args.seconds < 1 or args.runs < 1:
         ap.error("--seconds and --runs must be positive")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]

@@ -127,7 +127,7 @@ static struct mutex mx_locks[2 * PIF_MAX_CPUS];
 static struct lock_class_key pif_keys[3][2];	/* per kind: A, B */
 
 /* Results of the whole test, written by the referee. */
-static long rounds, rounds_offense, ball_moves, ball_max, unboosted, errors;
+static long rounds, rounds_offense, ball_moves, ball_max, games_moved, unboosted, errors;
 static int holder_prio_worst;
 static s64 t_sched_max, t_cs_max, wait_cal_max, wait_max;
 
@@ -414,6 +414,7 @@ static bool pif_round(bool offense)
 			unsigned long moved = pc->ball_at_end - ball0[c];
 
 			ball_moves += moved;
+			games_moved += !!moved;
 			if (moved > ball_max)
 				ball_max = moved;
 			if (moved && ball_max == moved && !chain_mode)
@@ -466,8 +467,9 @@ static void pif_report(void)
 	if (unboosted)
 		ok = false;
 	if (!chain_mode) {
-		pr_alert("ball moves while the defense held: total %ld, worst round %ld; high's wait max %lld us\n",
-			 ball_moves, ball_max, div_s64(wait_max, NSEC_PER_USEC));
+		pr_alert("ball moves while the defense held: total %ld in %ld of %ld games, worst game %ld; high's wait max %lld us\n",
+			 ball_moves, games_moved, rounds_offense * ncpus, ball_max,
+			 div_s64(wait_max, NSEC_PER_USEC));
 		if (ball_moves)
 			ok = false;
 	} else {

@@ -219,8 +219,10 @@ def cyclictest_series(section_lines):
     """Latency over time from cyclictest -v -o N (guest/cyclictest-load).
 
     Returns (start uptime in s or None, [(seconds since start, max us of the
-    window)]): each "<thread>: <cycle>: <us>" line is the worst of a window
-    of N cycles ending at that cycle, at the interval the section's
+    window)]): each "<thread>: <cycle>: <us>" line is the worst latency since
+    the line before, up to that cycle.  cyclictest's reader runs at
+    SCHED_OTHER, so a window is N cycles or more, wherever the reader caught
+    up; the time of a cycle comes from the interval the section's
     "# cyclictest start uptime U interval I" line gives.
     """
     start, interval, out = None, None, []
@@ -245,8 +247,7 @@ def phases(text):
 _TRACER_FRAME = re.compile(r"^(trace_|tracer_|stop_critical_timing|start_critical_timing|"
                            r"check_critical_timing|__trace_stack|preempt_count_|"
                            r"lockdep_hardirqs_on|time_hardirqs_|\w*hardirqs_on)")
-_LOCK_FUNC = re.compile(r"_raw_(spin|read|write)_(un)?lock|(spin|read|write)_(un)?lock|"
-                        r"local_irq|irq_restore|irqrestore|irqsave")
+_LOCK_FUNC = re.compile(r"(spin|read|write)_(un)?lock")
 
 
 def latency_trace(section_lines):
@@ -287,7 +288,7 @@ def latency_trace(section_lines):
         m = re.match(r"^\s*=> (\S+)", line)
         if in_stack and m:
             func = m.group(1)
-            if not (not cur["stack"] and _TRACER_FRAME.match(func)):
+            if cur["stack"] or not _TRACER_FRAME.match(func):
                 cur["stack"].append(func)
     for sec in out:
         ends = [f for f in (sec["ended"], sec["started"]) if f and _LOCK_FUNC.search(f)]

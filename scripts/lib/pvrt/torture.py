@@ -180,8 +180,8 @@ _PI = re.compile(r"PI checks: (\d+) \(boost (\d+), deboost (\d+)\)\s+Inconclusiv
                  r"Violations: (\d+)")
 _VERDICT = re.compile(r"End of test: (SUCCESS|FAILURE|LOCK_HOTPLUG)")
 _ROUNDS = re.compile(r"pi_football: \S+ lock=\S+ .*: (\d+) rounds, (\d+) with offense")
-_BALL = re.compile(r"ball moves while the defense held: total (\d+), worst round (\d+);"
-                   r" high's wait max (\d+) us")
+_BALL = re.compile(r"ball moves while the defense held: total (\d+) in (\d+) of \d+ games,"
+                   r" worst game \d+; high's wait max (\d+) us")
 _UNBOOSTED = re.compile(r"holder.s priority .*; (\d+) of \d+ games .*short of it")
 _CHAIN = re.compile(r"high's wait with offense max (\d+) us, bound T_cs \+ 2 T_sched (\d+) us,"
                     r" ratio [\d.]+ \(limit (\d+)\.(\d+)\)")
@@ -211,7 +211,9 @@ def parse_section(lines):
     m = _BALL.search(text)
     if m:
         r["ball_moves"], r["wait_max_us"] = int(m.group(1)), int(m.group(3))
-        r["pi_violations"] = r["ball_moves"] + (r["unboosted"] or 0)
+        # Games (CPU x round) that went wrong: the ball moved, or the holder
+        # was not boosted.
+        r["pi_violations"] = int(m.group(2)) + (r["unboosted"] or 0)
     m = _CHAIN.search(text)
     if m:
         r["wait_max_us"], r["bound_us"] = int(m.group(1)), int(m.group(2))
@@ -303,9 +305,11 @@ def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
         key = (fragment_key(scen.fragment), tuple(scen.cmdline), scen.icount)
         groups.setdefault(key, []).append(scen)
     outdir = outdir or build.new_results_dir(os.environ["PVRT_BUILD"], "torture-")
-    rows = []
-    for n, ((_key, cmdline, icount), scens) in enumerate(groups.items(), 1):
-        kname, kout = kernel_for(top, tree, scens[0].fragment, log)
+    rows, kernels = [], {}
+    for n, ((key, cmdline, icount), scens) in enumerate(groups.items(), 1):
+        if key not in kernels:      # SMP and icount groups share a kernel
+            kernels[key] = kernel_for(top, tree, scens[0].fragment, log)
+        kname, kout = kernels[key]
         total = sum(durations[s.name] for s in scens)
         clock = "icount" if icount else f"smp{smp}"
         log(f"torture: boot {n}/{len(groups)}: {kname} kernel, {clock},"

@@ -22,7 +22,6 @@ import argparse
 import os
 import sys
 
-from pvrt import apply as apply_mod
 from pvrt import boot, build, console, tools
 from pvrt.results import save
 
@@ -86,8 +85,7 @@ def main(argv=None):
     names = args.variants.split(",")
     for n in names:
         build.Variant(n, top)           # refuses an unknown variant before any build
-    apply_mod.main([])
-    tree = os.path.join(os.environ["PVRT_BUILD"], "linux")
+    tree, _ = build.apply_and_build(top, os.environ["PVRT_BUILD"], [], log)
     results_dir = build.new_results_dir(os.environ["PVRT_BUILD"], "trace-")
     runs = []
     for n in names:

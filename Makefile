@@ -13,8 +13,9 @@ help:
 setup:
 	scripts/setup
 
+# FULL=1: the full report; KERNEL_CONFIG=path: every kernel from that .config.
 validate: setup
-	scripts/validate $(VALIDATE_ARGS)
+	scripts/validate $(if $(FULL),--full) $(if $(KERNEL_CONFIG),--kernel-config $(KERNEL_CONFIG)) $(VALIDATE_ARGS)
 
 check: setup
 	scripts/check $(CHECK_ARGS)

@@ -6,29 +6,85 @@ import os
 
 import pytest
 
-from pvrt import build, validate
+from pvrt import build, report, validate
 
 
-def test_results_saved_after_each_run(tmp_path, monkeypatch):
+def _no_build(monkeypatch, tmp_path):
     top = os.path.join(os.path.dirname(__file__), "..")
     monkeypatch.setenv("PVRT_TOP", top)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
-    monkeypatch.setattr(build, "apply_and_build", lambda *a, **k: ("tree", {}))
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(build, "apply_tree", lambda *a, **k: "tree")
+    monkeypatch.setattr(build, "build_variant", lambda top, tree, var, *a, **k:
+                        str(tmp_path / "out" / var.name))
+    monkeypatch.setattr(build, "tree_ids", lambda tree: {"base": "b", "tip": "t"})
+    monkeypatch.setattr(validate.tools, "require", lambda *a: None)
+
+
+def _row(variant, load, run_no, mx):
+    return {"kind": "latency", "variant": variant, "load": load, "run": run_no, "problems": [],
+            "samples": 100, "min": 1, "avg": 2.0, "max": mx, "hist": {1: 50, 2: 49, mx: 1}}
+
+
+def test_results_saved_after_each_run(tmp_path, monkeypatch):
+    _no_build(monkeypatch, tmp_path)
     calls = []
 
-    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
+    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None):
         calls.append(variant)
         if len(calls) == 2:
             raise KeyboardInterrupt     # the user stops the second run
-        return {"variant": variant, "run": run_no, "problems": [], "max": 42}
+        return _row(variant, load, run_no, 42)
 
     monkeypatch.setattr(validate, "measure", measure)
     with pytest.raises(KeyboardInterrupt):
-        validate.main(["--variants", "stock,project", "--no-devices"])
-    (results,) = (tmp_path / "results").iterdir()
+        validate.main(["--variants", "stock,project", "--no-devices", "--jobs", "1"])
+    (results,) = (tmp_path / "report").iterdir()
     saved = json.loads((results / "results.json").read_text())
-    assert saved == [{"variant": "stock", "run": 1, "problems": [], "max": 42}]
+    assert [(r["variant"], r["key"]) for r in saved] == [("stock", "latency/stock/stress-set/1")]
     assert not (results / "results.json.tmp").exists()
+
+
+def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
+    _no_build(monkeypatch, tmp_path)
+    calls = []
+
+    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None):
+        calls.append((variant, run_no))
+        return _row(variant, load, run_no, 40 + run_no)
+
+    monkeypatch.setattr(validate, "measure", measure)
+    rdir = tmp_path / "kept"
+    rdir.mkdir()
+    kept = dict(_row("stock", "stress-set", 1, 99), key="latency/stock/stress-set/1")
+    (rdir / "results.json").write_text(json.dumps([kept]))
+    assert validate.main(["--variants", "stock,project", "--runs", "2", "--no-devices",
+                          "--jobs", "1", "--resume", str(rdir)]) == 0
+    assert calls == [("project", 1), ("stock", 2), ("project", 2)]
+    saved = json.loads((rdir / "results.json").read_text())
+    assert len(saved) == 4 and saved[0]["max"] == 99
+    assert (rdir / "report.md").exists()
+
+
+def test_ctrl_c_kills_the_running_boots(tmp_path, monkeypatch):
+    _no_build(monkeypatch, tmp_path)
+    killed = []
+    monkeypatch.setattr(validate.boot, "kill_all", lambda: killed.append(True))
+
+    def measure(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validate, "measure", measure)
+    with pytest.raises(KeyboardInterrupt):
+        validate.main(["--variants", "stock", "--no-devices"])
+    assert killed
+
+
+def test_unknown_kernel_config_refused_before_building(tmp_path, monkeypatch):
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(build, "apply_tree", lambda *a, **k: pytest.fail("applied"))
+    with pytest.raises(SystemExit):
+        validate.main(["--kernel-config", str(tmp_path / "nope"), "--no-devices"])
 
 
 def test_bench_ikt_saves_after_each_boot(tmp_path, monkeypatch):
@@ -67,6 +123,6 @@ def test_latency_over_time_plot_has_a_panel_per_variant(tmp_path):
     rows = [{"variant": v, "run": 1, "max": 900, "series": [(1.0, 30), (2.0, 900)],
              "phases": [("memory", 0.0), ("fork", 1.2)]} for v in ("stock", "project")]
     rows.append({"variant": "rt", "run": 1, "max": None})     # a failed run: no panel
-    path = validate.plot_over_time(rows, str(tmp_path / "lot.png"), "stress-set")
+    path = report.plot_over_time(rows, str(tmp_path / "lot.png"), "stress-set")
     assert path and os.path.getsize(path) > 1000
-    assert validate.plot_over_time(rows[2:], str(tmp_path / "none.png"), "none") is None
+    assert report.plot_over_time(rows[2:], str(tmp_path / "none.png"), "none") is None

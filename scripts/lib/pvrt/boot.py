@@ -20,11 +20,28 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from pvrt import console, initramfs, tools
 
 QEMU = "qemu-system-x86_64"
+
+# The QEMUs running now, for kill_all(): boots may run in several threads.
+_live = set()
+_live_lock = threading.Lock()
+
+
+def kill_all():
+    """Kill every QEMU a boot() of this process is waiting for (on Ctrl-C in
+    a caller that runs boots in threads: only the main thread gets it)."""
+    with _live_lock:
+        procs = list(_live)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 class BootResult:
@@ -105,6 +122,8 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
             log.flush()
             proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
+            with _live_lock:
+                _live.add(proc)
             # QEMU runs in a session of its own, so a Ctrl-C at the terminal
             # does not reach it: kill it on every way out, not only on timeout.
             try:
@@ -115,6 +134,8 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
                 if proc.poll() is None:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
+                with _live_lock:
+                    _live.discard(proc)
     with open(log_path, encoding="utf-8", errors="replace") as f:
         text = f.read()
     return BootResult(log_path, text, timed_out, time.time() - t0)

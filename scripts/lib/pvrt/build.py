@@ -15,11 +15,16 @@ The configuration is allnoconfig plus the fragments (KCONFIG_ALLCONFIG), or
 the "base" target's configuration with the fragments merged into it
 (scripts/kconfig/merge_config.sh), and every fragment line is checked against
 the resulting .config: an option that Kconfig silently dropped (a missing
-dependency, a typo) is an error.
+dependency, a typo) is an error.  With a user's .config (scripts/validate
+--kernel-config) that file replaces allnoconfig or the base target, the build
+goes to build/out/<variant>-kc-<digest of the file>, and the options the
+fragments had to change in it are listed.
 """
 
 import argparse
+import hashlib
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -32,8 +37,9 @@ CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
 
 
 class Variant:
-    def __init__(self, name, top):
+    def __init__(self, name, top, base_config=None):
         self.name = name
+        self.base_config = base_config
         path = os.path.join(top, "variants", name)
         if not os.path.isfile(path):
             known = sorted(n for n in os.listdir(os.path.join(top, "variants"))
@@ -67,6 +73,14 @@ class Variant:
     @property
     def build_name(self):
         return self.same_build or self.name
+
+    @property
+    def out_name(self):
+        """The build directory's name under build/out."""
+        if not self.base_config:
+            return self.name
+        with open(self.base_config, "rb") as f:
+            return f"{self.name}-kc-{hashlib.sha256(f.read()).hexdigest()[:10]}"
 
 
 def parse_fragment(text):
@@ -157,9 +171,16 @@ def configure(top, tree, variant, out):
     frag = os.path.join(out, "pvrt-fragment.config")
     with open(frag, "w", encoding="utf-8") as f:
         f.write(text)
-    if variant.base:
-        subprocess.run(make_cmd(out, variant.arch, variant.base), cwd=tree, check=True,
+    added = []
+    if variant.base_config:
+        shutil.copyfile(variant.base_config, os.path.join(out, ".config"))
+        subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=tree, check=True,
                        stdout=subprocess.DEVNULL)
+        added = check_config(text, os.path.join(out, ".config"))
+    if variant.base or variant.base_config:
+        if variant.base and not variant.base_config:
+            subprocess.run(make_cmd(out, variant.arch, variant.base), cwd=tree, check=True,
+                           stdout=subprocess.DEVNULL)
         subprocess.run(["scripts/kconfig/merge_config.sh", "-m", "-O", out,
                         os.path.join(out, ".config"), frag], cwd=tree, check=True,
                        stdout=subprocess.DEVNULL, env=dict(os.environ, ARCH=variant.arch))
@@ -173,6 +194,7 @@ def configure(top, tree, variant, out):
     if bad:
         raise SystemExit(f"error: variant {variant.name}: Kconfig dropped fragment lines:\n  "
                          + "\n  ".join(bad))
+    return added
 
 
 def build(top, tree, variant_name, out=None, log=print):
@@ -184,11 +206,14 @@ def build(top, tree, variant_name, out=None, log=print):
 
 def build_variant(top, tree, variant, out=None, log=print):
     """Build VARIANT (a Variant, possibly with extra fragments) in OUT."""
-    out = out or os.path.join(os.environ["PVRT_BUILD"], "out", variant.name)
+    out = out or os.path.join(os.environ["PVRT_BUILD"], "out", variant.out_name)
     if not os.path.isfile(os.path.join(tree, "Makefile")):
         raise SystemExit(f"error: {tree} is not a kernel tree (run scripts/apply first)")
     t0 = time.time()
-    configure(top, tree, variant, out)
+    added = configure(top, tree, variant, out)
+    if added:
+        log(f"build: {variant.name}: {variant.base_config} changed by the variant's fragments"
+            f" (QEMU guest, preemption model, tests):\n    " + "\n    ".join(added))
     log(f"build: {variant.name}: configured, compiling in {out}")
     with open(os.path.join(out, ".config"), encoding="utf-8") as f:
         modules = "CONFIG_MODULES=y" in f.read().split("\n")
@@ -204,6 +229,37 @@ def build_variant(top, tree, variant, out=None, log=print):
                        cwd=tree, check=True, stdout=subprocess.DEVNULL)
     log(f"build: {variant.name}: done in {time.time() - t0:.0f}s")
     return out
+
+
+def apply_tree(top, bdir, log):
+    """Apply the series to the workspace build/linux (KERNEL_SRC or the
+    pinned Debian base); returns the tree."""
+    tree = os.path.join(bdir, "linux")
+    tip = apply_mod.refresh_workspace(top, tree, os.environ.get("KERNEL_SRC"), False)
+    log(f"series applied: {tree} at {tip[:12]}")
+    return tree
+
+
+def tree_ids(tree):
+    """{"base": ..., "tip": ...}: the commits a report names."""
+    ids = {}
+    for key, ref in (("base", "refs/pvrt/base"), ("tip", "HEAD")):
+        res = subprocess.run(["git", "-C", tree, "rev-parse", "--short=12", ref],
+                             capture_output=True, text=True)
+        ids[key] = res.stdout.strip() if res.returncode == 0 else None
+    return ids
+
+
+def build_rtla(tree, bdir):
+    """tools/tracing/rtla of TREE, built out of tree into build/tools/rtla."""
+    out = os.path.join(bdir, "tools", "rtla-build")
+    os.makedirs(out, exist_ok=True)
+    subprocess.run(["make", "-s", "-C", os.path.join(tree, "tools/tracing/rtla"),
+                    f"OUTPUT={out}/"], check=True, stdout=subprocess.DEVNULL)
+    dest = os.path.join(bdir, "tools", "rtla")
+    shutil.copy2(os.path.join(out, "rtla"), dest + ".tmp")
+    os.replace(dest + ".tmp", dest)
+    return dest
 
 
 def apply_and_build(top, bdir, variants, log):
@@ -223,9 +279,10 @@ def apply_and_build(top, bdir, variants, log):
     return tree, outs
 
 
-def new_results_dir(bdir, prefix=""):
-    """build/results/<prefix><time>/, created."""
-    path = os.path.join(bdir, "results", prefix + time.strftime("%Y%m%d-%H%M%S"))
+def new_results_dir(bdir, prefix="", report_dir=False):
+    """build/results/<prefix><time>/ (build/report/<time>/ with REPORT_DIR), created."""
+    path = os.path.join(bdir, "report" if report_dir else "results",
+                        prefix + time.strftime("%Y%m%d-%H%M%S"))
     os.makedirs(path)
     return path
 

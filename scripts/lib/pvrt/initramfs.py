@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/initramfs: the guest userspace, a gzip'd newc cpio.
 
-Holds a static busybox, rt-tests (cyclictest, hackbench), stress-ng with the
-shared libraries they link against (taken from the host, Debian 12), the
-guest scripts from guest/ and guest/init as /init.  Kernel modules and the
+Holds a static busybox, rt-tests (cyclictest, hackbench), stress-ng, rtla
+(built from the kernel tree's tools/tracing/rtla into build/tools/rtla by
+scripts/validate, else Debian's) with the shared libraries they link against
+(taken from the host, Debian 12), the guest scripts from guest/ and
+guest/init as /init.  Kernel modules and the
 command to run are appended by scripts/boot as further cpio members, so one
 initramfs serves every kernel and every command.
 """
@@ -18,6 +20,14 @@ import tempfile
 
 PROGRAMS = ["cyclictest", "hackbench", "stress-ng"]
 BUSYBOX = "/bin/busybox"
+
+
+def rtla_path():
+    """The rtla to carry: the tree's (build/tools/rtla), else Debian's, else None."""
+    built = os.path.join(os.environ.get("PVRT_BUILD", ""), "tools", "rtla")
+    if os.environ.get("PVRT_BUILD") and os.path.isfile(built):
+        return built
+    return shutil.which("rtla")
 
 
 def need(path, pkg):
@@ -70,6 +80,7 @@ def build(top, out):
         path = shutil.which(prog) or ""
         need(path or f"/usr/bin/{prog}", "rt-tests" if prog != "stress-ng" else "stress-ng")
         progs.append(path)
+    rtla = rtla_path()
     with tempfile.TemporaryDirectory(prefix="pvrt-initramfs-") as root:
         for d in ("bin", "sbin", "usr/bin", "usr/sbin", "proc", "sys", "dev", "tmp", "run",
                   "etc", "lib/modules", "pvrt"):
@@ -78,6 +89,10 @@ def build(top, out):
         for prog in progs:
             copy_into(root, prog)
             for lib in shared_libs(prog):
+                copy_into(root, lib)
+        if rtla:
+            shutil.copy2(rtla, os.path.join(root, "usr/bin/rtla"))
+            for lib in shared_libs(rtla):
                 copy_into(root, lib)
         guest = os.path.join(top, "guest")
         shutil.copy2(os.path.join(guest, "init"), os.path.join(root, "init"))
@@ -94,7 +109,7 @@ def build(top, out):
 def inputs_digest(top):
     """A digest of what goes into the initramfs, to reuse an up-to-date one."""
     h = hashlib.sha256()
-    paths = [BUSYBOX] + [shutil.which(p) or p for p in PROGRAMS]
+    paths = [BUSYBOX] + [shutil.which(p) or p for p in PROGRAMS] + [rtla_path() or "no-rtla"]
     guest = os.path.join(top, "guest")
     paths += sorted(os.path.join(guest, n) for n in os.listdir(guest))
     paths.append(__file__)

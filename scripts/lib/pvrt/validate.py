@@ -1,43 +1,117 @@
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/validate: the main job.  Compare kernels' latency under load in one run.
+"""scripts/validate: the main job.  Is the project kernel more real-time, by how much?
 
-Applies the series to the base tree, builds each variant (default: the stock
-CONFIG_PREEMPT kernel, booted as is and with threadirqs, PREEMPT_RT and the
-project kernel, all from the same tree), boots
-each under QEMU in instruction-counted virtual time (-smp 1 -icount
-shift=2,sleep=off), runs the in-kernel tests built into it and cyclictest
--m -p 99 -i 200 under hackbench, and prints one table.  Results (JSON, the
-histograms) and a plot go to build/results/.
+Applies the series to the base tree, builds the stock CONFIG_PREEMPT kernel
+(booted as is and with threadirqs), PREEMPT_RT and the project kernel from the
+same tree, boots each under QEMU in instruction-counted virtual time
+(-smp 1 -icount shift=2,sleep=off) and runs cyclictest -m -p 99 -i 200 under
+the load, runs interleaved across kernels.  Prints a progress line per build
+and boot, the headline table (the issue's goals as ratios of the same run)
+and writes a Markdown report with plots to build/report/<time>/.
+
+Short form (the default, about 15 min warm): one 20 s run per kernel under
+the stress set.  --full: three 60 s runs per kernel under the stress set,
+one 30 s run under hackbench, the stress-ng mix and the compile + find
+stand-in, rtla timerlat per kernel, the worst preemption/interrupts-off
+sections of stock and project (preemptirqsoff tracer), and the seed
+experiments: the chained priority inversion (pi_football mode=chain, pv_mutex
+against rt_mutex and a plain mutex), the interrupt response benchmark
+(bench-ikt) and the pv_mutex microbenchmark.
+
+Boots in icount mode measure guest time, so --jobs boots run side by side
+without changing the figures.  Each measurement is saved as it completes;
+--resume DIR measures only what DIR lacks, --report DIR redraws a report.
 
 Then it runs scripts/devices-check (--no-devices skips it): the project's
-IKT on an x86_64_defconfig kernel with real devices.  That build takes
-longer than every other kernel of the project together, which is why it
-runs here and not in make check.
+IKT on an x86_64_defconfig kernel with real devices.
+
+  make validate                                   the short form
+  make validate FULL=1                            the full report
+  make validate KERNEL_CONFIG=/boot/config-6.12.9 every kernel from your config
 """
 
 import argparse
+import concurrent.futures
+import json
 import os
+import re
+import shlex
 import sys
+import threading
+import time
 
-from pvrt import boot, build, console, devices, tools
-from pvrt.results import save
+from pvrt import boot, build, console, devices, report, tools, torture
 from pvrt.check import kunit_counts
+from pvrt.results import save
+
+_print_lock = threading.Lock()
 
 
 def log(msg):
-    print(f"validate: {msg}", file=sys.stderr, flush=True)
+    with _print_lock:
+        print(f"validate: {msg}", file=sys.stderr, flush=True)
 
 
-def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
+def fmt_secs(s):
+    s = int(s)
+    return f"{s // 60}m{s % 60:02d}s" if s >= 60 else f"{s}s"
+
+
+class Progress:
+    """A line per stage: which step of how many, its expected time (the same
+    step's duration in the last run, kept in $PVRT_CACHE/validate-timings.json,
+    else an estimate) and the run's elapsed time."""
+
+    def __init__(self, total):
+        self.total, self.done, self.t0 = total, 0, time.time()
+        self.path = os.path.join(os.environ.get("PVRT_CACHE", "/tmp"),
+                                 "validate-timings.json")
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                self.timings = json.load(f)
+        except (OSError, ValueError):
+            self.timings = {}
+
+    def expected(self, key, guess):
+        return self.timings.get(key, guess)
+
+    def start(self, key, label, guess):
+        exp = self.expected(key, guess)
+        log(f"[{self.done + 1}/{self.total}] {label}: started, expected ~{fmt_secs(exp)}"
+            f" (elapsed {fmt_secs(time.time() - self.t0)})")
+        return time.time()
+
+    def end(self, key, label, t_start):
+        took = time.time() - t_start
+        with _print_lock:
+            self.done += 1
+            self.timings[key] = round(took)
+            try:
+                os.makedirs(os.path.dirname(self.path), exist_ok=True)
+                save(self.timings, self.path)
+            except OSError:
+                pass
+        log(f"[{self.done}/{self.total}] {label}: done in {fmt_secs(took)}"
+            f" (elapsed {fmt_secs(time.time() - self.t0)})")
+
+
+# --- what the boots measure --------------------------------------------------------
+
+def icount_guess(secs):
+    """Wall time of a boot running SECS of guest time in icount mode."""
+    return 6 * secs + 60
+
+
+def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None):
+    """One cyclictest run: a row of kind "latency"."""
     var = build.Variant(variant, top)
-    out = os.path.join(bdir, "out", var.build_name)
-    log_path = os.path.join(results_dir, f"{variant}-{run_no}.log")
-    log(f"{variant} run {run_no}: booting (-smp 1 -icount shift=2,sleep=off),"
-        f" cyclictest {secs}s under {load}")
+    out = out or os.path.join(bdir, "out", var.build_name)
+    log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}.log")
     res = boot.boot(build.kernel_image(out), f"cyclictest-load {secs} {load}", log_path,
                     modroot=os.path.join(out, "modroot"), icount=True,
                     append=" ".join(var.cmdline), timeout=secs * 20 + 600)
-    row = {"variant": variant, "run": run_no, "log": log_path, "problems": res.problems()}
+    row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
+           "seconds": secs, "log": log_path, "problems": res.problems()}
     ct = res.sections().get("cyclictest")
     if ct and ct[0] == 0:
         lat = console.cyclictest(ct[1])
@@ -49,163 +123,372 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir):
             # Stress-set phases, in seconds since cyclictest started.
             row["phases"] = [(name, round(t - start, 2)) for name, t in console.phases(res.text)
                              if t >= start]
-    kc = kunit_counts(tree, log_path)
-    row["kunit"] = kc
+    row["kunit"] = kunit_counts(tree, log_path)
     return row
 
 
-def fmt(v):
-    if v is None:
-        return "-"
-    return f"{v:.1f}" if isinstance(v, float) else str(v)
+_RTLA_CPU = re.compile(r"^\s*(\d+)\s+#(\d+)\s*\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|"
+                       r"\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)")
 
 
-def table(rows):
-    head = ["kernel", "run", "samples", "min", "avg", "max", "p99", "p99.9", "p99.99",
-            "p99.999", "kunit"]
-    lines = []
+def parse_rtla(top_lines, aa_lines):
+    """Figures of guest/rtla-timerlat: the last summary line of rtla timerlat
+    top (CPU, count | IRQ cur min avg max | thread cur min avg max, us) and
+    the auto-analysis text of the --aa-only run."""
+    row = {}
+    for line in top_lines:
+        m = _RTLA_CPU.match(line)
+        if m:
+            g = [int(x) for x in m.groups()]
+            row.update(samples=g[1], irq_min=g[3], irq_avg=g[4], irq_max=g[5],
+                       thread_min=g[7], thread_avg=g[8], thread_max=g[9])
+    aa = [ln.rstrip() for ln in aa_lines if ln.strip()]
+    row["aa"] = aa
+    # The analysis in a line: the latency components it lists, the thread
+    # that blocked the timer, and where that thread was when the timer's
+    # interrupt finally came (the frames below the interrupt entry).
+    parts, frames, blocking = [], [], None
+    for i, ln in enumerate(aa):
+        m = re.match(r"^\s*(IRQ handler delay|IRQ latency|Thread latency|Blocking thread"
+                     r" latency|Timerlat IRQ duration|Thread dispatch latency):\s+([\d.]+ us)",
+                     ln)
+        if m and not any(p.startswith(m.group(1)) for p in parts):
+            parts.append(f"{m.group(1)} {m.group(2)}")
+        if ln.strip() == "Blocking thread:" and i + 1 < len(aa):
+            blocking = aa[i + 1].strip().rsplit(":", 1)[0]
+        m = re.match(r"^\s*-> (\S+)", ln)
+        if m:
+            frames.append(m.group(1))
+    entry = max((i for i, f in enumerate(frames) if f.startswith(("asm_", "sysvec_"))),
+                default=-1)
+    where = frames[entry + 1:entry + 4]
+    if blocking:
+        parts.append(f"blocking thread {blocking}")
+    if where:
+        parts.append("interrupted in " + " < ".join(where))
+    row["aa_summary"] = "; ".join(parts) or None
+    return row
+
+
+def measure_rtla(top, variant, out, secs, load, results_dir):
+    var = build.Variant(variant, top)
+    log_path = os.path.join(results_dir, f"{variant}-rtla.log")
+    res = boot.boot(build.kernel_image(out), f"rtla-timerlat {secs} {load}", log_path,
+                    modroot=os.path.join(out, "modroot"), icount=True,
+                    append=" ".join(var.cmdline), timeout=secs * 40 + 600)
+    secs_ = res.sections()
+    row = {"kind": "rtla", "variant": variant, "load": load, "seconds": secs, "log": log_path,
+           "problems": res.problems()}
+    row.update(parse_rtla(secs_.get("rtla-top", (1, []))[1], secs_.get("rtla-aa", (1, []))[1]))
+    if row.get("samples") is None and not row["problems"]:
+        row["problems"] = ["no rtla timerlat summary line"]
+    return row
+
+
+def measure_trace(top, variant, secs, load, results_dir):
+    from pvrt import tracelat
+    var = tracelat.traced(top, variant)
+    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
+    log_path = os.path.join(results_dir, f"{variant}-trace.log")
+    res = boot.boot(build.kernel_image(out), f"latency-trace {secs} {load}", log_path,
+                    modroot=os.path.join(out, "modroot"), icount=True,
+                    append=" ".join(var.cmdline), timeout=secs * 30 + 600)
+    sec = res.sections().get("latency-trace")
+    return {"kind": "trace", "variant": variant, "load": load, "seconds": secs,
+            "log": log_path, "problems": res.problems(),
+            "sections": console.latency_trace(sec[1]) if sec else []}
+
+
+CHAIN_PARAMS = "mode=chain hold_us=20000 game_ms=500"
+
+
+def measure_chain(top, out, secs, results_dir, locks=("pv_mutex", "rt_mutex", "mutex")):
+    """pi_football mode=chain per lock type in one icount boot (rows "chain")."""
+    cmd = "; ".join(f"torture chain-{lk} {secs} pi_football lock={lk} {CHAIN_PARAMS}"
+                    for lk in locks) + "; true"
+    log_path = os.path.join(results_dir, "chain.log")
+    res = boot.boot(build.kernel_image(out), cmd, log_path, modroot=os.path.join(out, "modroot"),
+                    icount=True, timeout=len(locks) * secs * torture.ICOUNT_SLOWDOWN + 600,
+                    append=" ".join(build.Variant("project", top).cmdline + ["kunit.enable=0"]))
+    rows = []
+    for lk in locks:
+        sec = res.sections().get(f"torture-chain-{lk}")
+        row = {"kind": "chain", "variant": "project", "lock": lk, "seconds": secs,
+               "log": log_path, "problems": [] if sec else res.problems() or ["no output"]}
+        row.update(torture.parse_section(sec[1] if sec else []))
+        rows.append(row)
+    return rows
+
+
+def measure_ikt(out, results_dir, samples=1000, loads=("hackbench", "rt-hog")):
+    """scripts/bench-ikt's boots: per load, IKT and threadirqs (rows "ikt")."""
+    from pvrt import bench_ikt
+    rows = []
+    for load in loads:
+        for kernel, append, label in bench_ikt.KERNELS[load]:
+            log_path = os.path.join(results_dir, f"ikt-bench-{load}-{kernel}.log")
+            res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={samples}",
+                            log_path, modroot=os.path.join(out, "modroot"), icount=True,
+                            timeout=3600, append=("kunit.enable=0 " + append).strip())
+            found, done = bench_ikt.parse(res.text)
+            problems = res.problems() + ([] if done else ["no 'ikt_bench: done'"])
+            timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
+            for mode, handler in (("hard", "hard"), ("thread", label), ("timer", timer)):
+                if mode in found and not (kernel != "ikt" and mode == "hard"):
+                    rows.append(dict(found[mode], kind="ikt", load=load, handler=handler,
+                                     boot=append, log=log_path, problems=problems))
+    return rows
+
+
+def measure_bench(out, results_dir):
+    from pvrt import bench_pv_mutex
+    log_path = os.path.join(results_dir, "pv-mutex-bench.log")
+    res = boot.boot(build.kernel_image(out),
+                    "insmod $(find /lib/modules -name 'pv_mutex_bench.ko*' | head -n 1)"
+                    " loops=100000 walks=1000 max_depth=64", log_path,
+                    modroot=os.path.join(out, "modroot"), icount=True, timeout=3600,
+                    append="kunit.enable=0")
+    unc, chain, done = bench_pv_mutex.parse(res.text)
+    return {"kind": "bench", "log": log_path, "uncontended": unc, "chain": chain,
+            "table": bench_pv_mutex.tables(unc, chain),
+            "problems": res.problems() + ([] if done else ["no 'pv_mutex_bench: done'"])}
+
+
+# --- the plan -----------------------------------------------------------------------
+
+class Job:
+    def __init__(self, key, label, guess, fn):
+        self.key, self.label, self.guess, self.fn = key, label, guess, fn
+
+
+def plan(args, top, bdir, tree, outs, results_dir):
+    """The boots of the run, in the order they start: the main load's runs
+    first, interleaved across kernels, so that an interrupted run has
+    comparable figures for every kernel."""
+    jobs = []
+    for run_no in range(1, args.runs + 1):
+        for v in args.variants:
+            jobs.append(Job(f"latency/{v}/{args.load}/{run_no}",
+                            f"{v}: cyclictest {args.seconds} s under {args.load}, run {run_no}",
+                            icount_guess(args.seconds),
+                            lambda v=v, n=run_no: [measure(top, bdir, tree, v, args.seconds,
+                                                           args.load, n, results_dir,
+                                                           outs[v])]))
+    for load in args.extra_loads:
+        for v in args.variants:
+            jobs.append(Job(f"latency/{v}/{load}/1",
+                            f"{v}: cyclictest {args.extra_seconds} s under {load}",
+                            icount_guess(args.extra_seconds),
+                            lambda v=v, ld=load: [measure(top, bdir, tree, v, args.extra_seconds,
+                                                          ld, 1, results_dir, outs[v])]))
+    if args.rtla:
+        for v in args.variants:
+            jobs.append(Job(f"rtla/{v}", f"{v}: rtla timerlat under {args.load}",
+                            2 * icount_guess(args.rtla_seconds),
+                            lambda v=v: [measure_rtla(top, v, outs[v], args.rtla_seconds,
+                                                      args.load, results_dir)]))
+    for v in args.trace:
+        jobs.append(Job(f"trace/{v}", f"{v}-trace: preemptirqsoff tracer under {args.load}",
+                        2 * icount_guess(args.seconds),
+                        lambda v=v: [measure_trace(top, v, args.seconds, args.load,
+                                                   results_dir)]))
+    if args.seeds:
+        proj = outs["project-seeds"]
+        jobs.append(Job("seed/chain", "project: chained inversion, pv_mutex, rt_mutex, mutex",
+                        3 * 12 * 30 + 120, lambda: measure_chain(top, proj, 30, results_dir)))
+        jobs.append(Job("seed/ikt", "project: interrupt response, IKT and threadirqs boots"
+                        " under hackbench and rt-hog", 600, lambda: measure_ikt(proj, results_dir)))
+        jobs.append(Job("seed/bench", "project: pv_mutex microbenchmark", 400,
+                        lambda: [measure_bench(proj, results_dir)]))
+    return jobs
+
+
+def run_jobs(jobs, progress, nworkers, results_json, done_rows):
+    """Run JOBS, NWORKERS at a time; every result is saved as it arrives."""
+    rows = list(done_rows)
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def one(job):
+        if stopping.is_set():
+            return
+        t = progress.start(job.key, job.label, job.guess)
+        got = job.fn()
+        if stopping.is_set():
+            return                      # killed under it: not a measurement
+        for r in got:
+            r["key"] = job.key
+        with lock:
+            rows.extend(got)
+            save(rows, results_json)
+        progress.end(job.key, job.label, t)
+        for r in got:
+            for p in r.get("problems") or []:
+                log(f"  {job.label}: {p}")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=nworkers) as pool:
+        futures = [pool.submit(one, j) for j in jobs]
+        try:
+            for f in concurrent.futures.as_completed(futures):
+                f.result()
+        except BaseException:
+            # Ctrl-C reaches this thread only: stop the queue and kill the
+            # QEMUs the workers wait for, so that nothing runs on.
+            stopping.set()
+            for f in futures:
+                f.cancel()
+            boot.kill_all()
+            raise
+    return rows
+
+
+def load_rows(path):
+    """Rows of a results.json, with histogram keys back to integers."""
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)
     for r in rows:
-        kc = r.get("kunit")
-        lines.append([r["variant"], str(r["run"]), fmt(r.get("samples")), fmt(r.get("min")),
-                      fmt(r.get("avg")), fmt(r.get("max")), fmt(r.get("p99")),
-                      fmt(r.get("p999")), fmt(r.get("p9999")), fmt(r.get("p99999")),
-                      "-" if kc is None else f"{kc[0]} passed, {kc[1]} failed"])
-    widths = [max(len(h), *(len(ln[i]) for ln in lines)) for i, h in enumerate(head)]
-    out = ["  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(head, widths)))]
-    out.append("  ".join("-" * w for w in widths))
-    for ln in lines:
-        out.append("  ".join(c.rjust(w) if i else c.ljust(w)
-                             for i, (c, w) in enumerate(zip(ln, widths))))
-    return "\n".join(out)
+        if isinstance(r.get("hist"), dict):
+            r["hist"] = {int(k): v for k, v in r["hist"].items()}
+    return rows
 
 
-def plot(rows, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        log("matplotlib not installed: no plot (scripts/setup installs python3-matplotlib)")
-        return None
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+def print_summary(rows, meta, paths):
+    load = meta["load"]
+    print(f"\ncyclictest -m -p 99 -i 200 under {load}, {meta['seconds']} s x {meta['runs']}"
+          " run(s) per kernel; QEMU TCG -smp 1 -icount shift=2,sleep=off; latencies in us\n")
+    print(report.text_table(report.LAT_HEAD, report.latency_table(rows)))
+    head = report.headline(rows, load)
+    if head:
+        print("\nHeadline (ratios of this run):\n")
+        print(report.text_table(report.HEADLINE_HEAD, head))
     for r in rows:
-        if not r.get("hist"):
-            continue
-        xs = sorted(r["hist"])
-        ax.step(xs, [r["hist"][x] for x in xs], where="mid",
-                label=f"{r['variant']} #{r['run']} (max {r['max']} us)")
-    ax.set_yscale("log")
-    ax.set_xlabel("wake-up latency (us)")
-    ax.set_ylabel("samples")
-    ax.set_title("cyclictest -m -p 99 -i 200 under hackbench, QEMU -icount shift=2")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    return path
-
-
-PHASE_COLOURS = {"memory": "tab:blue", "file-io": "tab:green", "proc": "tab:orange",
-                 "fork": "tab:red", "console": "tab:purple"}
-
-
-def plot_over_time(rows, path, load):
-    """Worst latency of each cyclictest report window (-o 5000: about 1 s; the
-    windows end where cyclictest's SCHED_OTHER reader caught up), one panel
-    per variant (its first run), with the stress-set phases shaded."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Patch
-    except ImportError:
-        return None
-    firsts = {}
-    for r in rows:
-        if r.get("series") and r["variant"] not in firsts:
-            firsts[r["variant"]] = r
-    if not firsts:
-        return None
-    fig, axes = plt.subplots(len(firsts), 1, figsize=(9, 2.2 * len(firsts) + 0.8),
-                             sharex=True, squeeze=False)
-    for ax, (variant, r) in zip(axes[:, 0], firsts.items()):
-        xs = [t for t, _ in r["series"]]
-        ax.plot(xs, [v for _, v in r["series"]], drawstyle="steps-pre", color="black",
-                linewidth=1)
-        ph = r.get("phases") or []
-        for i, (name, t0) in enumerate(ph):
-            t1 = ph[i + 1][1] if i + 1 < len(ph) else (xs[-1] if xs else t0)
-            ax.axvspan(t0, t1, color=PHASE_COLOURS.get(name, "tab:gray"), alpha=0.15,
-                       linewidth=0)
-        ax.set_yscale("log")
-        ax.set_ylabel("max latency (us)")
-        ax.set_title(f"{variant} (run {r['run']}, max {r['max']} us)", fontsize=9)
-    axes[-1, 0].set_xlabel("seconds since cyclictest started")
-    fig.suptitle(f"cyclictest -m -p 99 -i 200 under {load}: worst latency of each report"
-                 " window (-o 5000, about 1 s)", fontsize=10)
-    top = 0.94
-    if any(r.get("phases") for r in firsts.values()):
-        fig.legend(handles=[Patch(color=c, alpha=0.3, label=f"phase: {n}")
-                            for n, c in PHASE_COLOURS.items()],
-                   loc="upper center", bbox_to_anchor=(0.5, 0.95),
-                   ncol=len(PHASE_COLOURS), fontsize=8, frameon=False)
-        top = 0.88
-    fig.tight_layout(rect=(0, 0, 1, top))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+        for p in r.get("problems") or []:
+            print(f"  problem: {r.get('kind', 'latency')} {r.get('variant', '')}"
+                  f" {r.get('load') or r.get('lock') or ''} run {r.get('run', '-')}: {p}")
+    print(f"\nreport: {paths.get('report')}")
+    plots = [os.path.basename(p) for k, p in paths.items() if k != "report"]
+    if plots:
+        print(f"plots: {', '.join(plots)}")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/validate", description=__doc__,
-                                 epilog="example:\n  scripts/validate --variants stock,rt,project"
-                                        " --seconds 60 --runs 3",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variants", default="stock,threadirqs,rt,project",
                     help="comma-separated files of variants/"
                          " (default: stock,threadirqs,rt,project)")
-    ap.add_argument("--seconds", type=int, default=60, help="cyclictest duration per run")
-    ap.add_argument("--runs", type=int, default=1, help="runs per variant")
-    ap.add_argument("--load", default="hackbench",
-                    choices=["hackbench", "stress", "stress-set", "none"])
+    ap.add_argument("--full", action="store_true",
+                    help="the full report: 3 x 60 s runs, the other loads, rtla, the tracer,"
+                         " the seed experiments")
+    ap.add_argument("--seconds", type=int, help="cyclictest duration per run"
+                    " (default 20, --full 60)")
+    ap.add_argument("--runs", type=int, help="runs per kernel (default 1, --full 3)")
+    ap.add_argument("--load", default="stress-set",
+                    choices=["hackbench", "stress", "stress-set", "compile-find", "none"],
+                    help="the main load (default stress-set)")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="boots side by side (default 2; icount figures do not depend on it)")
+    ap.add_argument("--kernel-config", metavar="PATH",
+                    help="build every variant from this .config (plus the variant's fragments)"
+                         " instead of allnoconfig")
+    ap.add_argument("--resume", metavar="DIR", help="measure only what DIR's results.json lacks")
+    ap.add_argument("--report", metavar="DIR", help="only redraw DIR's report and tables")
     ap.add_argument("--no-devices", action="store_true",
                     help="skip scripts/devices-check (the x86_64_defconfig device boot)")
     args = ap.parse_args(argv)
+    if args.report:
+        return redraw(args.report)
     tools.require()
-    if args.seconds < 1 or args.runs < 1:
-        ap.error("--seconds and --runs must be positive")
+    args.seconds = args.seconds or (60 if args.full else 20)
+    args.runs = args.runs or (3 if args.full else 1)
+    if args.seconds < 1 or args.runs < 1 or not 1 <= args.jobs <= 8:
+        ap.error("--seconds and --runs must be positive, --jobs 1..8")
+    if args.kernel_config and not os.path.isfile(args.kernel_config):
+        ap.error(f"--kernel-config {args.kernel_config}: no such file")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    variants = [v for v in args.variants.split(",") if v]
-    for v in variants:
+    args.variants = [v for v in args.variants.split(",") if v]
+    for v in args.variants:
         build.Variant(v, top)           # fail early on a typo
-    tree, _outs = build.apply_and_build(top, bdir, variants, log=log)
-    results_dir = build.new_results_dir(bdir)
-    rows = []
-    results_json = os.path.join(results_dir, "results.json")
-    for run_no in range(1, args.runs + 1):
-        for v in variants:          # interleaved, so drift on the host hits all alike
-            rows.append(measure(top, bdir, tree, v, args.seconds, args.load, run_no,
-                                results_dir))
-            # Each run is kept as soon as it is measured: an interrupted or
-            # failed run loses nothing measured before it.
-            save(rows, results_json)
-    png = plot(rows, os.path.join(results_dir, "latency.png"))
-    over_time = plot_over_time(rows, os.path.join(results_dir, "latency-over-time.png"),
-                               args.load)
-    if over_time:
-        png = f"{png}, {over_time}" if png else over_time
-    print(f"\ncyclictest -m -p 99 -i 200 -D {args.seconds}s under {args.load};"
-          " QEMU TCG -smp 1 -icount shift=2,sleep=off; latencies in us\n")
-    print(table(rows))
-    bad = [(r["variant"], r["run"], p) for r in rows for p in r["problems"]]
-    for v, n, p in bad:
-        print(f"  {v} run {n}: {p}")
-    print(f"\nresults: {results_dir}" + (f", plot: {png}" if png else ""))
+    args.extra_loads = [x for x in ("hackbench", "stress", "compile-find")
+                        if x != args.load] if args.full else []
+    args.extra_seconds = 30
+    args.rtla = args.full
+    args.rtla_seconds = 30
+    args.trace = [v for v in ("stock", "project") if v in args.variants] if args.full else []
+    args.seeds = args.full and "project" in args.variants
+    if args.resume:
+        results_dir = os.path.abspath(args.resume)
+        done = load_rows(os.path.join(results_dir, "results.json"))
+    else:
+        results_dir = None
+        done = []
+    kc = os.path.abspath(args.kernel_config) if args.kernel_config else None
+    builds = list(dict.fromkeys(build.Variant(v, top).build_name for v in args.variants))
+    twins = [f"{v}-trace" for v in args.trace]
+    progress_builds = len(builds) + len(twins) + (1 if args.rtla else 0)
+    progress = Progress(progress_builds)     # grows by the boots below
+    tree = build.apply_tree(top, bdir, log=log)
+    outs = {}
+    for name in builds:
+        key = f"build/{name}" + ("-kc" if kc else "")
+        t = progress.start(key, f"build {name}" + (" from KERNEL_CONFIG" if kc else ""), 600)
+        outs[name] = build.build_variant(top, tree, build.Variant(name, top, base_config=kc),
+                                         log=log)
+        progress.end(key, f"build {name}", t)
+    for v in args.variants:
+        outs[v] = outs[build.Variant(v, top).build_name]
+    for v in args.trace:
+        from pvrt import tracelat
+        var = tracelat.traced(top, v)
+        t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
+        build.build_variant(top, tree, var, os.path.join(bdir, "out", var.name), log=log)
+        progress.end(f"build/{var.name}", f"build {var.name}", t)
+    if args.rtla:
+        t = progress.start("build/rtla", "build rtla (tools/tracing/rtla)", 30)
+        build.build_rtla(tree, bdir)
+        progress.end("build/rtla", "build rtla", t)
+    if args.seeds:
+        outs["project-seeds"] = outs["project"]
+    results_dir = results_dir or build.new_results_dir(bdir, report_dir=True)
+    meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "command": "scripts/validate " + " ".join(shlex.quote(a) for a in
+                                                      (argv if argv is not None
+                                                       else sys.argv[1:])),
+            "variants": args.variants, "load": args.load, "seconds": args.seconds,
+            "runs": args.runs, "kernel_config": kc, "full": args.full,
+            **build.tree_ids(tree)}
+    save(meta, os.path.join(results_dir, "meta.json"))
+    jobs = plan(args, top, bdir, tree, outs, results_dir)
+    have = {r.get("key") for r in done}
+    todo = [j for j in jobs if j.key not in have]
+    if done:
+        log(f"resuming {results_dir}: {len(jobs) - len(todo)} of {len(jobs)} measurements kept")
+    progress.total += len(todo)
+    log(f"{len(todo)} boots, {args.jobs} at a time; expected"
+        f" ~{fmt_secs(sum(progress.expected(j.key, j.guess) for j in todo) / args.jobs)}")
+    rows = run_jobs(todo, progress, args.jobs, os.path.join(results_dir, "results.json"), done)
+    paths = report.write(rows, meta, results_dir)
+    print_summary(rows, meta, paths)
     failed = 0
     if not args.no_devices:
         print()
         failed = devices.run(top, bdir, log=log)
-    sys.exit(1 if bad or failed or any(r.get("samples") is None for r in rows) else 0)
+    bad = [r for r in rows if r.get("problems")]
+    missing = [r for r in rows if r.get("kind", "latency") == "latency" and r.get("samples") is None]
+    return 1 if bad or failed or missing else 0
+
+
+def redraw(results_dir):
+    rows = load_rows(os.path.join(results_dir, "results.json"))
+    try:
+        with open(os.path.join(results_dir, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+    except OSError:
+        meta = {"load": "stress-set", "seconds": "?", "runs": "?"}
+    paths = report.write(rows, meta, results_dir)
+    print_summary(rows, meta, paths)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

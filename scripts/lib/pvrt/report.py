@@ -1,0 +1,455 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The validation report: pooled figures, the headline table, plots, Markdown.
+
+Works on the rows scripts/validate saves in build/report/<time>/results.json,
+so a report can be drawn again from a finished or interrupted run:
+
+  scripts/validate --report build/report/20261123-080000
+
+Every figure is a measurement of that run; a goal is met or missed by the
+ratio of two figures of the same run.  With fewer than three runs per
+kernel the table says that the maxima are not a claim (one 60 s run's
+maximum varies by +-30 %).
+"""
+
+import bisect
+import math
+import os
+import statistics
+
+from pvrt import console
+
+# The goals of the validation issue, as (label, limit).
+GOAL_STOCK = 0.5        # max latency under the stress set: project / stock PREEMPT
+GOAL_RT = 1.5           # project / PREEMPT_RT
+GOAL_CHAIN = 1.1        # high's wait / (T_cs + 2 T_sched), pv_mutex
+GOAL_IKT = 1.0          # IKT thread / threadirqs, interrupt response
+
+
+def latency_rows(rows, load=None):
+    """The cyclictest rows (kind "latency") that measured something."""
+    return [r for r in rows if r.get("kind", "latency") == "latency" and r.get("hist")
+            and (load is None or r.get("load") == load)]
+
+
+def pool(rows):
+    """{variant: pooled figures} over the runs of each variant.
+
+    The histograms are summed (1 us buckets) and the percentiles taken from
+    the sum with console.Latency's convention (smallest L with at least P %
+    of the samples <= L); MAXES keeps every run's maximum for the spread.
+    """
+    out = {}
+    for r in rows:
+        p = out.setdefault(r["variant"], {"hist": {}, "overflows": 0, "maxes": [], "mins": [],
+                                          "avg_sum": 0.0, "samples": 0})
+        for k, v in r["hist"].items():
+            p["hist"][int(k)] = p["hist"].get(int(k), 0) + v
+        p["overflows"] += r["samples"] - sum(r["hist"].values())
+        p["maxes"].append(r["max"])
+        p["mins"].append(r["min"])
+        p["avg_sum"] += r["avg"] * r["samples"]
+        p["samples"] += r["samples"]
+    pooled = {}
+    for v, p in out.items():
+        lat = console.Latency(p["hist"], p["overflows"], min(p["mins"]),
+                              p["avg_sum"] / p["samples"] if p["samples"] else 0,
+                              max(p["maxes"]))
+        pooled[v] = dict(lat.row(), hist=p["hist"], maxes=p["maxes"], runs=len(p["maxes"]),
+                         median_max=statistics.median(p["maxes"]))
+    return pooled
+
+
+def _ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def headline(rows, load="stress-set"):
+    """[(what, measured, goal, verdict)] for the goals of the issue."""
+    out = []
+    pooled = pool(latency_rows(rows, load))
+    proj = pooled.get("project")
+    for ref, limit, name in (("stock", GOAL_STOCK, "stock PREEMPT"),
+                             ("rt", GOAL_RT, "PREEMPT_RT")):
+        other = pooled.get(ref)
+        if not proj or not other:
+            continue
+        ratio = _ratio(proj["median_max"], other["median_max"])
+        spread = (f"project {_span(proj['maxes'])} / {ref} {_span(other['maxes'])} us,"
+                  f" medians {proj['median_max']:.0f} / {other['median_max']:.0f}")
+        runs = min(proj["runs"], other["runs"])
+        verdict = _verdict(ratio, limit, runs)
+        out.append((f"max latency under {load}: project / {name}", f"{ratio:.2f} ({spread})",
+                    f"<= {limit}", verdict))
+    for r in rows:
+        if r.get("kind") == "chain" and r.get("lock") == "pv_mutex" and r.get("bound_us"):
+            ratio = r["wait_max_us"] / r["bound_us"]
+            out.append(("chained inversion, pv_mutex: high's wait / (T_cs + 2 T_sched)",
+                        f"{ratio:.2f} ({r['wait_max_us']} / {r['bound_us']} us)",
+                        f"<= {GOAL_CHAIN}", "met" if ratio <= GOAL_CHAIN else
+                        f"missed by {ratio / GOAL_CHAIN - 1:.0%}"))
+    for iload in dict.fromkeys(r.get("load") for r in rows if r.get("kind") == "ikt"):
+        ikt = {r["handler"]: r for r in rows if r.get("kind") == "ikt" and r.get("load") == iload}
+        if "IKT thread" not in ikt or "threadirqs" not in ikt:
+            continue
+        for field in ("p99", "max"):
+            ratio = _ratio(ikt["IKT thread"][field], ikt["threadirqs"][field])
+            if ratio is None:
+                continue
+            out.append((f"interrupt response {field} under {iload}: IKT thread / threadirqs",
+                        f"{ratio:.2f} ({ikt['IKT thread'][field] / 1000:.1f} /"
+                        f" {ikt['threadirqs'][field] / 1000:.1f} us)", f"<= {GOAL_IKT}",
+                        _verdict(ratio, GOAL_IKT, 1, need_runs=1)))
+    return out
+
+
+def _span(vals):
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        return "-"
+    return f"{min(vals)}" if len(vals) == 1 else f"{min(vals)}..{max(vals)}"
+
+
+def _verdict(ratio, limit, runs, need_runs=3):
+    if ratio is None:
+        return "-"
+    v = "met" if ratio <= limit else f"missed by {ratio / limit - 1:.0%}"
+    if runs < need_runs:
+        v += f" ({runs} run{'s' if runs != 1 else ''}: not a claim)"
+    return v
+
+
+def text_table(head, rows):
+    cells = [list(map(str, head))] + [[("-" if c is None else str(c)) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
+    out = ["  ".join(c.ljust(w) for c, w in zip(cells[0], widths)).rstrip(),
+           "  ".join("-" * w for w in widths)]
+    for r in cells[1:]:
+        out.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return "\n".join(out)
+
+
+def md_table(head, rows):
+    out = ["| " + " | ".join(map(str, head)) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        out.append("| " + " | ".join("-" if c is None else str(c).replace("|", "\\|")
+                                     for c in r) + " |")
+    return "\n".join(out)
+
+
+HEADLINE_HEAD = ("goal", "measured (same run)", "goal", "verdict")
+LAT_HEAD = ("kernel", "load", "runs", "samples", "min", "avg", "p99", "p99.9", "p99.99",
+            "p99.999", "max", "max per run")
+
+
+def latency_table(rows):
+    """One row per (load, variant): pooled figures and every run's maximum."""
+    out = []
+    loads = list(dict.fromkeys(r["load"] for r in latency_rows(rows)))
+    for load in loads:
+        for v, p in pool(latency_rows(rows, load)).items():
+            out.append((v, load, p["runs"], p["samples"], p["min"], f"{p['avg']:.1f}", p["p99"],
+                        p["p999"], p["p9999"], p["p99999"], p["max"],
+                        " ".join(str(m) for m in p["maxes"])))
+    return out
+
+
+def rtla_table(rows):
+    return [(r["variant"], r.get("load"), r.get("samples"), r.get("irq_avg"), r.get("irq_max"),
+             r.get("thread_avg"), r.get("thread_max"), r.get("aa_summary") or "-")
+            for r in rows if r.get("kind") == "rtla"]
+
+
+RTLA_HEAD = ("kernel", "load", "samples", "IRQ avg", "IRQ max", "thread avg", "thread max",
+             "auto-analysis of a sample above half the thread max")
+
+
+def trace_table(row, top=10):
+    return [(i, g["max_us"], g["mean_us"], g["count"], g["caller"] or "-", g["lock_op"] or "-",
+             f"{g['started']} -> {g['ended']}", " < ".join(g["stack"][:6]))
+            for i, g in enumerate(console.worst_sections(row.get("sections") or [], top), 1)]
+
+
+TRACE_HEAD = ("#", "max us", "mean us", "n", "caller", "lock op", "started -> ended",
+              "stack (innermost first)")
+
+
+# --- plots ------------------------------------------------------------------------
+
+def _plt():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        return None
+
+
+COLOURS = {"stock": "tab:blue", "threadirqs": "tab:orange", "rt": "tab:green",
+           "project": "tab:red"}
+
+
+def plot_histograms(rows, path, load):
+    """Pooled histogram per variant, log y."""
+    plt = _plt()
+    pooled = pool(latency_rows(rows, load))
+    if not plt or not pooled:
+        return None
+    # 1 us buckets are sparse in the tail: sum them into 20 log-spaced bins
+    # per decade, so that a lone slow sample is a bar, not a line to it.
+    top = max(p["max"] for p in pooled.values())
+    edges = [10 ** (i / 20) for i in range(0, int(20 * math.log10(max(top, 10))) + 2)]
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    for v, p in pooled.items():
+        counts = [0] * (len(edges) - 1)
+        for us, n in p["hist"].items():
+            i = min(max(bisect.bisect_right(edges, max(us, 1)) - 1, 0), len(counts) - 1)
+            counts[i] += n
+        ax.stairs([c if c else 0.5 for c in counts], edges, color=COLOURS.get(v),
+                  label=f"{v}: {p['runs']} run(s), {p['samples']} samples, max {p['max']} us")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("wake-up latency (us), 20 bins per decade")
+    ax.set_ylabel("samples per bin")
+    ax.set_title(f"cyclictest -m -p 99 -i 200 under {load}, QEMU -icount shift=2 (runs pooled)",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_survival(rows, path, load):
+    """Fraction of samples above x, log-log, per variant."""
+    plt = _plt()
+    pooled = pool(latency_rows(rows, load))
+    if not plt or not pooled:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    for v, p in pooled.items():
+        left, xs, ys = p["samples"], [], []
+        for us in sorted(p["hist"]):
+            left -= p["hist"][us]
+            if left <= 0:
+                break
+            xs.append(max(us, 1))
+            ys.append(left / p["samples"])
+        ax.step(xs, ys, where="post", color=COLOURS.get(v),
+                label=f"{v} (max {p['max']} us, p99.999 {p['p99999']} us)")
+        ax.plot([p["max"]], [1 / p["samples"]], marker="x", color=COLOURS.get(v))
+    for frac, name in ((1e-2, "p99"), (1e-4, "p99.99"), (1e-5, "p99.999")):
+        ax.axhline(frac, color="gray", linewidth=0.6, linestyle=":")
+        ax.text(1.0, frac, f" {name}", fontsize=7, color="gray", va="center",
+                transform=ax.get_yaxis_transform())
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("wake-up latency x (us)")
+    ax.set_ylabel("fraction of samples > x")
+    ax.set_title(f"survival function under {load} (x: a run's maximum at 1/samples)",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+PHASE_COLOURS = {"memory": "tab:blue", "file-io": "tab:green", "proc": "tab:orange",
+                 "fork": "tab:red", "console": "tab:purple"}
+
+
+def plot_over_time(rows, path, load):
+    """Worst latency of each cyclictest report window (-o 5000: about 1 s; the
+    windows end where cyclictest's SCHED_OTHER reader caught up), one panel
+    per variant (its first run), with the stress-set phases shaded."""
+    plt = _plt()
+    if not plt:
+        return None
+    from matplotlib.patches import Patch
+    firsts = {}
+    for r in rows:
+        if r.get("series") and r.get("load", load) == load and r["variant"] not in firsts:
+            firsts[r["variant"]] = r
+    if not firsts:
+        return None
+    fig, axes = plt.subplots(len(firsts), 1, figsize=(9, 2.2 * len(firsts) + 0.8),
+                             sharex=True, squeeze=False)
+    for ax, (variant, r) in zip(axes[:, 0], firsts.items()):
+        xs = [t for t, _ in r["series"]]
+        ax.plot(xs, [v for _, v in r["series"]], drawstyle="steps-pre", color="black",
+                linewidth=1)
+        ph = r.get("phases") or []
+        for i, (name, t0) in enumerate(ph):
+            t1 = ph[i + 1][1] if i + 1 < len(ph) else (xs[-1] if xs else t0)
+            ax.axvspan(t0, t1, color=PHASE_COLOURS.get(name, "tab:gray"), alpha=0.15,
+                       linewidth=0)
+        ax.set_yscale("log")
+        ax.set_ylabel("max latency (us)")
+        ax.set_title(f"{variant} (run {r['run']}, max {r['max']} us)", fontsize=9)
+    axes[-1, 0].set_xlabel("seconds since cyclictest started")
+    fig.suptitle(f"cyclictest -m -p 99 -i 200 under {load}: worst latency of each report"
+                 " window (-o 5000, about 1 s)", fontsize=10)
+    top = 0.94
+    if any(r.get("phases") for r in firsts.values()):
+        fig.legend(handles=[Patch(color=c, alpha=0.3, label=f"phase: {n}")
+                            for n, c in PHASE_COLOURS.items()],
+                   loc="upper center", bbox_to_anchor=(0.5, 0.95),
+                   ncol=len(PHASE_COLOURS), fontsize=8, frameon=False)
+        top = 0.88
+    fig.tight_layout(rect=(0, 0, 1, top))
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_chain(rows, path):
+    """Fig. 8 of Heursch et al.: high's wait in the chained inversion against
+    the bound T_cs + 2 T_sched, per lock type."""
+    plt = _plt()
+    chain = [r for r in rows if r.get("kind") == "chain" and r.get("bound_us")]
+    if not plt or not chain:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    names = [r["lock"] for r in chain]
+    ax.bar(names, [r["wait_max_us"] for r in chain], color=[
+        "tab:red" if r["lock"] == "pv_mutex" else "tab:gray" for r in chain],
+        label="high's wait with the offense spinning (max)")
+    for i, r in enumerate(chain):
+        ax.hlines(r["bound_us"], i - 0.4, i + 0.4, colors="black")
+        ax.hlines(r["bound_us"] * GOAL_CHAIN, i - 0.4, i + 0.4, colors="black",
+                  linestyles="dotted")
+        ax.text(i, r["wait_max_us"], f"{r['wait_max_us'] / r['bound_us']:.2f} x bound",
+                ha="center", va="bottom", fontsize=8)
+    ax.plot([], [], color="black", label="bound T_cs + 2 T_sched")
+    ax.plot([], [], color="black", linestyle="dotted", label=f"goal {GOAL_CHAIN} x bound")
+    ax.set_yscale("log")
+    ax.set_ylabel("us")
+    ax.set_title("chained priority inversion (pi_football mode=chain), QEMU -icount",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+# --- Markdown ---------------------------------------------------------------------
+
+def markdown(rows, meta, plots):
+    """The report, as Markdown text."""
+    load = meta.get("load", "stress-set")
+    md = [f"# PV-RT validation report, {meta.get('started', '')}", ""]
+    md += [f"- command: `{meta.get('command', '')}`",
+           f"- base: {meta.get('base', '-')}; series tip: {meta.get('tip', '-')}",
+           f"- kernels: {', '.join(meta.get('variants', []))}"
+           + (f"; built from KERNEL_CONFIG {meta['kernel_config']}"
+              if meta.get("kernel_config") else " (allnoconfig + the variant's fragments)"),
+           "- clock: QEMU TCG `-smp 1 -icount shift=2,sleep=off`: guest time follows executed"
+           " instructions, so the kernels of this run are comparable with each other, not with"
+           " hardware",
+           f"- main load: {load}, {meta.get('seconds')} s per run, {meta.get('runs')} runs per"
+           " kernel, interleaved", ""]
+    md += ["## Headline", "", md_table(HEADLINE_HEAD, headline(rows, load)), ""]
+    missed = [h for h in headline(rows, load) if h[3].startswith("missed")]
+    traces = {r["variant"]: r for r in rows if r.get("kind") == "trace"}
+    if missed and "project" in traces:
+        worst = console.worst_sections(traces["project"].get("sections") or [], 3)
+        if worst:
+            md += ["What the tracer names as the project kernel's worst remaining sections"
+                   " (preemption or interrupts off):", ""]
+            for g in worst:
+                md.append(f"- {g['max_us']} us: {g['caller']} ({g['lock_op'] or 'no lock op'};"
+                          f" {g['started']} -> {g['ended']}; task {g['task']})")
+            md.append("")
+    md += ["## cyclictest -m -p 99 -i 200 (us)", "",
+           "Percentiles from the pooled 1 us histograms: the smallest L with at least P % of"
+           " the samples at or below L.", "", md_table(LAT_HEAD, latency_table(rows)), ""]
+    for key, title in (("histogram", "Histograms"), ("survival", "Survival function"),
+                       ("over_time", "Latency over time, stress-set phases shaded")):
+        if plots.get(key):
+            md += [f"### {title}", "", f"![{key}]({os.path.basename(plots[key])})", ""]
+    if rtla_table(rows):
+        md += ["## rtla timerlat (us): IRQ latency against thread latency", "",
+               md_table(RTLA_HEAD, rtla_table(rows)), ""]
+        for r in rows:
+            if r.get("kind") == "rtla" and r.get("aa"):
+                md += [f"<details><summary>{r['variant']}: rtla auto-analysis</summary>", "",
+                       "```", *r["aa"], "```", "", "</details>", ""]
+    for variant, r in traces.items():
+        md += [f"## Worst preemption-off / interrupts-off sections: {variant}", "",
+               f"preemptirqsoff tracer on `{variant}-trace` (the variant plus"
+               " variants/fragments/trace.config) under "
+               f"{r.get('load')} for {r.get('seconds')} s, the worst section of each second,"
+               " grouped by where it started and ended and by the caller of the lock"
+               " operation.", "", md_table(TRACE_HEAD, trace_table(r)), ""]
+    seeds = [r for r in rows if r.get("kind") in ("chain", "ikt", "bench")]
+    if seeds:
+        md += ["## Seed experiments", ""]
+    chain = [r for r in rows if r.get("kind") == "chain"]
+    if chain:
+        md += ["### Chained priority inversion (Heursch et al. fig. 6 and 8, eq. (1))", "",
+               "`pi_football mode=chain` on the project kernel: holder (FIFO 10) owns A, mid"
+               " (FIFO 20) owns B and sleeps on A, high (FIFO 40) sleeps on B, an offense"
+               " (FIFO 30) spins on every CPU. The bound is T_cs + 2 T_sched measured in the same"
+               " boot.", "",
+               md_table(("lock", "rounds", "T_cs max us", "T_sched max us", "bound us",
+                         "high's wait max us", "wait / bound", "verdict"),
+                        [(r["lock"], r.get("rounds"), r.get("t_cs_us"), r.get("t_sched_us"),
+                          r.get("bound_us"), r.get("wait_max_us"),
+                          f"{r['wait_max_us'] / r['bound_us']:.2f}" if r.get("bound_us")
+                          and r.get("wait_max_us") is not None else "-", r.get("verdict"))
+                         for r in chain]), ""]
+        if plots.get("chain"):
+            md += [f"![chain]({os.path.basename(plots['chain'])})", ""]
+    ikt = [r for r in rows if r.get("kind") == "ikt"]
+    if ikt:
+        md += ["### Interrupt response (figs. 9-11): `scripts/bench-ikt`", "",
+               "Raise of a simulated interrupt to the first instruction of its handler (us);"
+               " timer rows: lateness of timer_list callbacks (1 ms resolution). rt-hog adds a"
+               " SCHED_FIFO 60 task busy half the time; the IKT boot gives the interrupt FIFO 90"
+               " and ktimers FIFO 70.", "",
+               md_table(("load", "handler", "boot", "samples", "min", "avg", "p50", "p99",
+                         "max"),
+                        [(r["load"], r["handler"], r["boot"] or "(default)", r["samples"],
+                          *(f"{r[k] / 1000:.1f}" for k in ("min", "avg", "p50", "p99", "max")))
+                         for r in ikt]), ""]
+        if plots.get("irt"):
+            md += [f"![irt]({os.path.basename(plots['irt'])})", ""]
+    bench = [r for r in rows if r.get("kind") == "bench"]
+    if bench:
+        md += ["### pv_mutex microbenchmark (`scripts/bench-pv-mutex`)", "", "```",
+               bench[0]["table"], "```", ""]
+    md += ["## Runs", "", "KUnit: the suites built into the kernel, run at boot"
+           " (kunit.enable=0 in the benchmark boots).", "",
+           md_table(("kind", "kernel", "load", "run", "log", "KUnit at boot", "problems"),
+                    [(r.get("kind", "latency"), r.get("variant"), r.get("load") or r.get("lock"),
+                      r.get("run"), os.path.basename(r.get("log") or "-"),
+                      f"{r['kunit'][0]} passed, {r['kunit'][1]} failed" if r.get("kunit")
+                      else "-", "; ".join(r.get("problems") or []) or "none")
+                     for r in rows]), ""]
+    return "\n".join(md)
+
+
+def write(rows, meta, outdir):
+    """Plots and report.md in OUTDIR; returns {name: path}."""
+    load = meta.get("load", "stress-set")
+    plots = {"histogram": plot_histograms(rows, os.path.join(outdir, "histogram.png"), load),
+             "survival": plot_survival(rows, os.path.join(outdir, "survival.png"), load),
+             "over_time": plot_over_time(rows, os.path.join(outdir, "latency-over-time.png"),
+                                         load),
+             "chain": plot_chain(rows, os.path.join(outdir, "chain.png"))}
+    ikt = [r for r in rows if r.get("kind") == "ikt"]
+    if ikt:
+        from pvrt import bench_ikt
+        path = os.path.join(outdir, "irt.png")
+        plots["irt"] = path if bench_ikt.plot(ikt, path) else None
+    path = os.path.join(outdir, "report.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(markdown(rows, meta, plots) + "\n")
+    plots["report"] = path
+    return {k: v for k, v in plots.items() if v}

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The validation report: pooled percentiles, the goals' verdicts, rtla parsing."""
+
+import os
+
+import pytest
+
+from pvrt import report, validate
+
+
+def lat(variant, run_no, hist, mx, load="stress-set"):
+    return {"kind": "latency", "variant": variant, "load": load, "run": run_no,
+            "samples": sum(hist.values()), "min": min(hist), "avg": 1.0, "max": mx,
+            "hist": hist}
+
+
+def test_pool_sums_histograms_and_keeps_every_maximum():
+    rows = [lat("stock", 1, {10: 9999, 700: 1}, 700), lat("stock", 2, {10: 9999, 900: 1}, 900)]
+    p = report.pool(rows)["stock"]
+    assert p["samples"] == 20000 and p["maxes"] == [700, 900] and p["median_max"] == 800
+    assert p["p99"] == 10 and p["max"] == 900
+    # 99.99 % of 20000 samples is 19998: the 10 us bucket holds that many.
+    # 99.999 % is 19999.8: only the last sample, 900 us, reaches it.
+    assert p["p9999"] == 10 and p["p99999"] == 900
+
+
+def test_headline_ratio_of_median_maxima_and_verdicts():
+    rows = [lat(v, n, {5: 99, mx: 1}, mx) for n in (1, 2, 3)
+            for v, mx in (("stock", 1000 + n), ("rt", 30 + n), ("project", 400 + n))]
+    head = {h[0]: h for h in report.headline(rows)}
+    stock = head["max latency under stress-set: project / stock PREEMPT"]
+    assert stock[1].startswith("0.40 ") and stock[3] == "met"
+    rt = head["max latency under stress-set: project / PREEMPT_RT"]
+    assert rt[1].startswith(f"{402 / 32:.2f} ")
+    assert rt[3] == f"missed by {402 / 32 / 1.5 - 1:.0%}"
+
+
+def test_headline_says_one_run_is_not_a_claim():
+    rows = [lat("stock", 1, {5: 1, 100: 1}, 100), lat("project", 1, {5: 1, 40: 1}, 40)]
+    (h,) = report.headline(rows)
+    assert h[3] == "met (1 run: not a claim)"
+
+
+def test_headline_chain_and_ikt_goals():
+    rows = [{"kind": "chain", "lock": "pv_mutex", "wait_max_us": 1200, "bound_us": 1000},
+            {"kind": "chain", "lock": "mutex", "wait_max_us": 9000, "bound_us": 1000},
+            {"kind": "ikt", "load": "rt-hog", "handler": "IKT thread", "p99": 9000,
+             "max": 20000},
+            {"kind": "ikt", "load": "rt-hog", "handler": "threadirqs", "p99": 10000,
+             "max": 10000}]
+    head = {h[0]: h for h in report.headline(rows)}
+    chain = head["chained inversion, pv_mutex: high's wait / (T_cs + 2 T_sched)"]
+    assert chain[1].startswith("1.20") and chain[3] == "missed by 9%"
+    assert head["interrupt response p99 under rt-hog: IKT thread / threadirqs"][3] == "met"
+    assert head["interrupt response max under rt-hog: IKT thread / threadirqs"][3] == \
+        "missed by 100%"
+
+
+RTLA_TOP = """\
+                                     Timer Latency
+  0 00:00:30   |          IRQ Timer Latency (us)        |         Thread Timer Latency (us)
+CPU COUNT      |      cur       min       avg       max |      cur       min       avg       max
+  0 #29961     |        4         1         6       311 |       11         5        19       873
+""".splitlines()
+
+
+def test_parse_rtla_summary_and_analysis():
+    # What rtla 6.12 printed in a stock boot under the stress set.
+    aa = """\
+## CPU 0 hit stop tracing, analyzing it ##
+  IRQ handler delay:                                         0.00 us (0.00 %)
+  IRQ latency:                                            1613.34 us
+  Blocking thread:
+                    stress-ng-vm:1255
+    Blocking thread stack trace
+                -> timerlat_irq
+                -> hrtimer_interrupt
+                -> asm_sysvec_apic_timer_interrupt
+                -> _raw_spin_unlock_irqrestore
+                -> free_unref_page_commit
+                -> free_unref_folios
+                -> release_pages
+------------------------------------------------------------------------
+     IRQ latency:                                         1613.34 us (100%)""".splitlines()
+    row = validate.parse_rtla(RTLA_TOP, aa)
+    assert (row["samples"], row["irq_avg"], row["irq_max"], row["thread_max"]) == \
+        (29961, 6, 311, 873)
+    assert row["aa_summary"] == (
+        "IRQ handler delay 0.00 us; IRQ latency 1613.34 us; blocking thread stress-ng-vm;"
+        " interrupted in _raw_spin_unlock_irqrestore < free_unref_page_commit"
+        " < free_unref_folios")
+    assert validate.parse_rtla([], [])["aa_summary"] is None
+
+
+def test_report_written_with_plots(tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = [lat(v, 1, {5: 99, mx: 1}, mx) for v, mx in (("stock", 900), ("project", 300))]
+    rows[0].update(series=[(0.0, 5), (1.0, 900)], phases=[("memory", 0.0), ("fork", 0.5)])
+    paths = report.write(rows, {"load": "stress-set", "seconds": 20, "runs": 1,
+                                "variants": ["stock", "project"]}, str(tmp_path))
+    for key in ("histogram", "survival", "over_time", "report"):
+        assert os.path.getsize(paths[key]) > 500, key
+    md = (tmp_path / "report.md").read_text()
+    assert "| max latency under stress-set: project / stock PREEMPT | 0.33" in md
+    assert "![survival](survival.png)" in md

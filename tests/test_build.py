@@ -78,3 +78,33 @@ def test_base_directive(tmp_path):
     (tmp_path / "variants" / "bad").write_text("base rm -rf /\n")
     with pytest.raises(SystemExit):
         build.Variant("bad", str(tmp_path))
+
+
+def test_kernel_config_is_the_start_and_changes_are_listed(tmp_path, monkeypatch):
+    """--kernel-config: the user's file replaces allnoconfig, the build goes
+    to its own directory, and the options the fragments change are listed."""
+    (tmp_path / "variants").mkdir()
+    (tmp_path / "variants" / "v").write_text("fragment f.config\n")
+    (tmp_path / "f.config").write_text("CONFIG_SERIAL_8250=y\nCONFIG_PREEMPT=y\n")
+    user = tmp_path / "user.config"
+    user.write_text("CONFIG_SERIAL_8250=y\n# CONFIG_PREEMPT is not set\nCONFIG_USB=m\n")
+    var = build.Variant("v", str(tmp_path), base_config=str(user))
+    assert var.out_name.startswith("v-kc-") and var.out_name != build.Variant(
+        "v", str(tmp_path)).out_name
+    out = tmp_path / "out"
+    ran = []
+
+    def fake_run(cmd, cwd=None, **kw):
+        ran.append(cmd)
+        cfg = out / ".config"
+        if "allnoconfig" in cmd:
+            pytest.fail("allnoconfig with a user's config")
+        if cmd[0] == "scripts/kconfig/merge_config.sh":
+            cfg.write_text(cfg.read_text().replace("# CONFIG_PREEMPT is not set",
+                                                   "CONFIG_PREEMPT=y"))
+
+    monkeypatch.setattr(build.subprocess, "run", fake_run)
+    added = build.configure(str(tmp_path), str(tmp_path), var, str(out))
+    assert added == ["CONFIG_PREEMPT: wanted y, got n"]
+    assert "CONFIG_USB=m" in (out / ".config").read_text()
+    assert any(c[0] == "scripts/kconfig/merge_config.sh" for c in ran)

@@ -9,6 +9,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "scripts", "lib"))
 from pvrt import build  # noqa: E402
+from pvrt.errors import PvrtError  # noqa: E402
 
 
 def test_parse_fragment():
@@ -40,11 +41,11 @@ def test_every_variant_parses_and_names_existing_fragments():
 
 
 def test_unknown_variant_and_directive(tmp_path):
-    with pytest.raises(SystemExit, match="no variant"):
+    with pytest.raises(PvrtError, match="no variant"):
         build.Variant("no-such-variant", REPO)
     (tmp_path / "variants").mkdir()
     (tmp_path / "variants" / "bad").write_text("arch x86_64\nfrobnicate yes\n")
-    with pytest.raises(SystemExit, match="unknown 'frobnicate'"):
+    with pytest.raises(PvrtError, match="unknown 'frobnicate'"):
         build.Variant("bad", str(tmp_path))
 
 
@@ -76,7 +77,7 @@ def test_base_directive(tmp_path):
     assert build.Variant("devices", REPO).base == "x86_64_defconfig"
     assert build.Variant("project", REPO).base is None
     (tmp_path / "variants" / "bad").write_text("base rm -rf /\n")
-    with pytest.raises(SystemExit):
+    with pytest.raises(PvrtError):
         build.Variant("bad", str(tmp_path))
 
 

@@ -3,6 +3,7 @@
 
 import argparse
 import os
+import shutil
 import sys
 
 import pytest
@@ -49,3 +50,25 @@ def test_bisect_skips_only_commits_no_build_reads():
     assert not docs_only(["Documentation/locking/pv-mutex.rst", "kernel/locking/pv_mutex.c"])
     assert not docs_only(["Documentation/Kconfig"])     # sourced by the top Kconfig
     assert not docs_only([])
+
+
+def test_stale_bisect_worktree_repairs_itself(tmp_path):
+    """build/linux re-created under build/bisect: the worktree is made again."""
+    from pvrt import gitutil
+
+    def repo(path):
+        gitutil.run(["git", "init", "-q", str(path)])
+        (path / "f").write_text("x\n")
+        gitutil.run(["git", "-C", str(path), "add", "f"])
+        gitutil.run(["git", "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@t",
+                     "commit", "-q", "-m", "c"])
+        return gitutil.out(["git", "-C", str(path), "rev-parse", "HEAD"])
+
+    tree, wt = tmp_path / "linux", tmp_path / "bisect"
+    head = repo(tree)
+    gitutil.ensure_worktree(str(tree), str(wt), head)
+    assert (wt / "f").exists()
+    shutil.rmtree(tree)                 # scripts/apply re-creates the workspace
+    head = repo(tree)
+    gitutil.ensure_worktree(str(tree), str(wt), head)
+    assert gitutil.out(["git", "-C", str(wt), "rev-parse", "HEAD"]) == head

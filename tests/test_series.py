@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import time
 
 import pytest
 
@@ -256,3 +257,32 @@ def test_rejects_a_tree_that_is_not_612(env, tmp_path):
     res = tool(env, "apply", str(other), ok=False)
     assert "targets 6.12.y" in res.stderr
     assert not os.path.exists(other / ".git")
+
+
+def test_plain_directory_source_checked_before_copy_and_imported_once(env, tmp_path):
+    """KERNEL_SRC=<dir>: a non-kernel directory is refused in one line before
+    anything is copied; a 6.12 directory is imported once, again only when a
+    file in it changed."""
+    def src_env(path):
+        return dict(env, env=dict(env["env"], KERNEL_SRC=str(path)))
+
+    home = tmp_path / "home"
+    (home / "big").mkdir(parents=True)
+    res = tool(src_env(home), "apply", ok=False)
+    assert res.stderr.strip().splitlines() == [
+        f"error: {home} is not a kernel tree (no top-level Makefile)"]
+    assert not list((tmp_path / "cache").glob("base/dir-*"))
+    src = tmp_path / "plain"
+    make_kernel(str(src))
+    ws = str(tmp_path / "build" / "linux")
+    tool(src_env(src), "apply")
+    first = git(ws, "rev-parse", "refs/pvrt/base")
+    stamp = next((tmp_path / "cache").glob("base/dir-*.git.stamp"))
+    t0 = stamp.stat().st_mtime_ns
+    tool(src_env(src), "apply")
+    assert stamp.stat().st_mtime_ns == t0           # not imported again
+    assert git(ws, "rev-parse", "refs/pvrt/base") == first
+    time.sleep(0.01)
+    write(str(src / "README"), "changed\n")
+    tool(src_env(src), "apply", "--force")
+    assert git(ws, "rev-parse", "refs/pvrt/base") != first

@@ -6,13 +6,14 @@ import os
 import pytest
 
 from pvrt import build, tools, validate
+from pvrt.errors import PvrtError
 
 
 def test_require_names_every_missing_program(tmp_path, monkeypatch):
     (tmp_path / "make").write_text("#!/bin/sh\n")
     (tmp_path / "make").chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(SystemExit, match=r"gcc, .*qemu-system-x86_64 not found on PATH"):
+    with pytest.raises(PvrtError, match=r"gcc, .*qemu-system-x86_64 not found on PATH"):
         tools.require()
     tools.require(("make",))
 
@@ -26,5 +27,5 @@ def test_validate_refuses_before_building(tmp_path, monkeypatch):
         raise AssertionError("built before checking the host")
 
     monkeypatch.setattr(build, "apply_and_build", no_build)
-    with pytest.raises(SystemExit, match="qemu-system-x86_64 not found"):
+    with pytest.raises(PvrtError, match="qemu-system-x86_64 not found"):
         validate.main(["--variants", "stock", "--no-devices"])

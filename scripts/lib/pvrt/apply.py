@@ -11,6 +11,7 @@ import shutil
 import sys
 
 from pvrt import base, gitutil, series
+from pvrt.errors import PvrtError, entry
 
 APPLIED_REF = "refs/pvrt/applied"
 
@@ -36,7 +37,7 @@ def is_git_tree(tree):
 
 def apply_git_tree(top, tree):
     if gitutil.out(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"]):
-        raise SystemExit(f"error: {tree} has uncommitted changes; nothing was applied")
+        raise PvrtError(f"{tree} has uncommitted changes; nothing was applied")
     base.check_612(tree)
     gitdir = gitutil.out(["git", "-C", tree, "rev-parse", "--absolute-git-dir"])
     head = gitutil.out(["git", "-C", tree, "rev-parse", "HEAD"])
@@ -87,8 +88,8 @@ def refresh_workspace(top, ws, src, force):
         applied = gitutil.out(["git", "-C", ws, "rev-parse", APPLIED_REF])
         dirty = gitutil.out(["git", "-C", ws, "status", "--porcelain", "--untracked-files=no"])
         if (dirty or head != applied) and not force:
-            raise SystemExit(
-                f"error: {ws} has edits that are not in the repository"
+            raise PvrtError(
+                f"{ws} has edits that are not in the repository"
                 f" ({'uncommitted changes' if dirty else 'new commits'}).\n"
                 "  Commit them in the workspace and run 'scripts/export --from', or rerun"
                 " with --force to drop them.")
@@ -118,7 +119,7 @@ def main(argv=None):
     if args.tree:
         tree = os.path.abspath(args.tree)
         if not os.path.isdir(tree):
-            raise SystemExit(f"error: {tree}: not a directory")
+            raise PvrtError(f"{tree}: not a directory")
         tip = apply_git_tree(top, tree) if is_git_tree(tree) else apply_plain_tree(top, tree)
     else:
         tree = os.path.join(os.environ["PVRT_BUILD"], "linux")
@@ -128,4 +129,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(main)

@@ -20,6 +20,8 @@ import sys
 import tempfile
 
 from pvrt import gitutil
+from pvrt import lock
+from pvrt.errors import PvrtError
 
 DEFAULT_TARBALL = "/usr/src/linux-source-6.12.tar.xz"
 BASE_REF = "refs/pvrt/base"
@@ -47,6 +49,8 @@ def log(msg):
 def kernel_version(tree):
     """Return "6.12.N" read from a tree's top-level Makefile."""
     fields = {}
+    if not os.path.isfile(os.path.join(tree, "Makefile")):
+        raise PvrtError(f"{tree} is not a kernel tree (no top-level Makefile)")
     with open(os.path.join(tree, "Makefile"), encoding="utf-8") as f:
         for line in f:
             m = re.match(r"^(VERSION|PATCHLEVEL|SUBLEVEL|EXTRAVERSION)\s*=\s*(\S*)", line)
@@ -61,7 +65,7 @@ def kernel_version(tree):
 def check_612(tree):
     ver = kernel_version(tree)
     if not ver.startswith("6.12."):
-        raise SystemExit(f"error: {tree} is Linux {ver}; the series targets 6.12.y")
+        raise PvrtError(f"{tree} is Linux {ver}; the series targets 6.12.y")
     return ver
 
 
@@ -119,7 +123,7 @@ def base_from_tarball(tarball):
         subprocess.run(["tar", "-xf", tarball, "-C", tmp], check=True)
         entries = os.listdir(tmp)
         if len(entries) != 1:
-            raise SystemExit(f"error: {tarball}: expected one top-level directory, got {entries}")
+            raise PvrtError(f"{tarball}: expected one top-level directory, got {entries}")
         import_dir(tmp_git, os.path.join(tmp, entries[0]), os.path.basename(tarball))
     os.rename(tmp_git, gitdir)
     return gitdir
@@ -130,7 +134,7 @@ def base_from_dir(src):
     src = os.path.abspath(src)
     if os.path.isdir(os.path.join(src, ".git")) or os.path.isfile(os.path.join(src, ".git")):
         if gitutil.out(["git", "-C", src, "status", "--porcelain", "--untracked-files=no"]):
-            raise SystemExit(f"error: {src} has uncommitted changes; commit or stash them first")
+            raise PvrtError(f"{src} has uncommitted changes; commit or stash them first")
         check_612(src)
         head = gitutil.out(["git", "-C", src, "rev-parse", "HEAD"])
         gitdir = os.path.join(cache_dir(), "base", "git-" + head[:16] + ".git")
@@ -141,10 +145,20 @@ def base_from_dir(src):
                          src, gitdir])
             gitutil.run(["git", "--git-dir", gitdir, "update-ref", BASE_REF, head])
         return gitdir
-    # A plain directory: import a copy, so the user's directory is left alone.
+    # A plain directory: import a copy, so the user's directory is left alone;
+    # but first make sure it is a 6.12 tree, before copying anything.
+    check_612(src)
     key = hashlib.sha256(src.encode()).hexdigest()[:16]
     gitdir = os.path.join(cache_dir(), "base", "dir-" + key + ".git")
+    stamp = gitdir + ".stamp"
+    if gitutil.has_ref(gitdir, BASE_REF) and os.path.exists(stamp) and not subprocess.run(
+            ["find", src, "-newer", stamp, "-print", "-quit"], capture_output=True,
+            text=True).stdout.strip():
+        return gitdir                   # nothing in SRC changed since it was imported
     shutil.rmtree(gitdir, ignore_errors=True)
+    os.makedirs(os.path.dirname(gitdir), exist_ok=True)
+    with open(stamp, "w", encoding="utf-8"):
+        pass                            # before the copy: an edit during it re-imports
     gitutil.run(["git", "init", "-q", "--bare", gitdir])
     with tempfile.TemporaryDirectory(dir=os.path.dirname(gitdir)) as tmp:
         subprocess.run(["cp", "-a", src + "/.", tmp], check=True)
@@ -154,14 +168,16 @@ def base_from_dir(src):
 
 def base_repo(src=None):
     src = src or os.environ.get("KERNEL_SRC") or DEFAULT_TARBALL
-    if os.path.isdir(src):
-        return base_from_dir(src)
-    if os.path.isfile(src):
-        return base_from_tarball(src)
+    # One import at a time per cache: two clones share ~/.cache/pvrt/base.
+    with lock.held(os.path.join(cache_dir(), "base"), "base cache", log):
+        if os.path.isdir(src):
+            return base_from_dir(src)
+        if os.path.isfile(src):
+            return base_from_tarball(src)
     if src == DEFAULT_TARBALL:
-        raise SystemExit(f"error: {src} not found: run scripts/setup (installs linux-source-6.12)"
+        raise PvrtError(f"{src} not found: run scripts/setup (installs linux-source-6.12)"
                          " or set KERNEL_SRC=<dir|tarball>")
-    raise SystemExit(f"error: KERNEL_SRC={src}: no such file or directory")
+    raise PvrtError(f"KERNEL_SRC={src}: no such file or directory")
 
 
 def main(argv):

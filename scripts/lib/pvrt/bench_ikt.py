@@ -31,6 +31,8 @@ import sys
 
 from pvrt import boot, build, tools
 from pvrt.results import save
+from pvrt import lock
+from pvrt.errors import entry
 
 RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d) prio=(\d+) samples=(\d+) min=(\d+)"
                     r" avg=(\d+) p50=(\d+) p99=(\d+) max=(\d+)")
@@ -230,4 +232,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(lock.with_build_lock(main))

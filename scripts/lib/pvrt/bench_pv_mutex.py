@@ -16,6 +16,8 @@ import re
 import sys
 
 from pvrt import boot, build, tools
+from pvrt import lock
+from pvrt.errors import entry
 
 LINE = re.compile(r"pv_mutex_bench: (uncontended (\S+) (\d+)|chain (\S+) (\d+) (\d+)|done)")
 
@@ -116,4 +118,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(lock.with_build_lock(main))

@@ -24,6 +24,7 @@ import threading
 import time
 
 from pvrt import console, initramfs, tools
+from pvrt.errors import PvrtError, entry
 
 QEMU = "qemu-system-x86_64"
 
@@ -104,7 +105,7 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
     top = top or os.environ["PVRT_TOP"]
     build_dir = build_dir or os.environ["PVRT_BUILD"]
     if not os.path.isfile(kernel):
-        raise SystemExit(f"error: kernel {kernel} not found")
+        raise PvrtError(f"kernel {kernel} not found")
     initrd = initrd or initramfs.ensure(top, build_dir)
     cmdline = "console=ttyS0 panic=-1 loglevel=7 " + append
     with tempfile.TemporaryDirectory(prefix="pvrt-boot-") as tmp:
@@ -184,4 +185,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(main)

@@ -32,6 +32,8 @@ import time
 
 from pvrt import apply as apply_mod
 from pvrt import series
+from pvrt import lock
+from pvrt.errors import PvrtError, entry
 
 CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
 
@@ -45,7 +47,7 @@ class Variant:
             known = sorted(n for n in os.listdir(os.path.join(top, "variants"))
                            if os.path.isfile(os.path.join(top, "variants", n))
                            and not n.endswith(".config"))
-            raise SystemExit(f"error: no variant '{name}' (known: {', '.join(known)})")
+            raise PvrtError(f"no variant '{name}' (known: {', '.join(known)})")
         self.arch, self.fragments, self.cmdline, self.same_build = "x86_64", [], [], None
         self.base = None
         with open(path, encoding="utf-8") as f:
@@ -64,11 +66,11 @@ class Variant:
                     self.same_build = val
                 elif key == "base":
                     if not re.fullmatch(r"[\w.-]+config", val):
-                        raise SystemExit(f"error: variants/{name}:{lineno}: base '{val}'"
+                        raise PvrtError(f"variants/{name}:{lineno}: base '{val}'"
                                          " is not a *config make target")
                     self.base = val
                 else:
-                    raise SystemExit(f"error: variants/{name}:{lineno}: unknown '{key}'")
+                    raise PvrtError(f"variants/{name}:{lineno}: unknown '{key}'")
 
     @property
     def build_name(self):
@@ -136,7 +138,7 @@ def fragment_text(top, tree, variant):
             files = [os.path.join(top, frag)]
         for path in files:
             if not os.path.isfile(path):
-                raise SystemExit(f"error: variant {variant.name}: fragment {path} not found"
+                raise PvrtError(f"variant {variant.name}: fragment {path} not found"
                                  " (is the series applied? run scripts/apply)")
             with open(path, encoding="utf-8") as f:
                 parts.append(f"# --- {frag}: {os.path.basename(path)}\n" + f.read())
@@ -192,7 +194,7 @@ def configure(top, tree, variant, out):
                        cwd=tree, check=True, stdout=subprocess.DEVNULL)
     bad = check_config(text, os.path.join(out, ".config"))
     if bad:
-        raise SystemExit(f"error: variant {variant.name}: Kconfig dropped fragment lines:\n  "
+        raise PvrtError(f"variant {variant.name}: Kconfig dropped fragment lines:\n  "
                          + "\n  ".join(bad))
     return added
 
@@ -208,7 +210,7 @@ def build_variant(top, tree, variant, out=None, log=print):
     """Build VARIANT (a Variant, possibly with extra fragments) in OUT."""
     out = out or os.path.join(os.environ["PVRT_BUILD"], "out", variant.out_name)
     if not os.path.isfile(os.path.join(tree, "Makefile")):
-        raise SystemExit(f"error: {tree} is not a kernel tree (run scripts/apply first)")
+        raise PvrtError(f"{tree} is not a kernel tree (run scripts/apply first)")
     t0 = time.time()
     added = configure(top, tree, variant, out)
     if added:
@@ -308,4 +310,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(lock.with_build_lock(main))

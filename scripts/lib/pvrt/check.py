@@ -17,8 +17,9 @@ import tempfile
 import time
 import traceback
 
-from pvrt import base, boot, build, console, gitutil, series, torture
+from pvrt import base, boot, build, console, gitutil, lock, series, torture
 from pvrt.tools import cc
+from pvrt.errors import PvrtError, entry
 
 # Boot parameters the KUnit runs need: the ikt suite checks that an
 # ikt.prio= rule reaches the thread of the action it names, and that a
@@ -108,7 +109,7 @@ class Check:
     # --- helpers -------------------------------------------------------------
 
     def run(self, cmd, log_name=None, **kw):
-        """Run CMD; its output goes to build/logs/LOG_NAME when given."""
+        """Run CMD; its output goes to build/check/logs/LOG_NAME when given."""
         print(f"  $ {' '.join(cmd)}", flush=True)
         if log_name:
             path = os.path.join(self.logs, log_name)
@@ -127,7 +128,9 @@ class Check:
         t0 = time.time()
         try:
             fn()
-        except SystemExit as e:          # a tool refused: a failed case of this stage
+        except PvrtError as e:          # a tool refused: a failed case of this stage
+            self.res.case(name, "stage", False, str(e))
+        except SystemExit as e:
             self.res.case(name, "stage", False, str(e.code))
         except subprocess.CalledProcessError as e:
             self.res.case(name, "stage", False, f"{e.cmd} exited with {e.returncode}")
@@ -160,7 +163,7 @@ class Check:
             pass
         console_log = os.path.join(build_dir, "test.log")
         if not m or not os.path.exists(console_log):
-            self.res.case(stage, name, False, f"no KUnit summary (see build/logs/{log_name}):\n"
+            self.res.case(stage, name, False, f"no KUnit summary (see build/check/logs/{log_name}):\n"
                           + self.tail(res.output))
             return
         # Counted again from the KTAP lines alone: kernel messages printed
@@ -177,7 +180,7 @@ class Check:
         ok = failed == 0 and ran > 0 and (res.returncode == 0 or raw_failed != failed)
         self.res.count(stage, f"{name} ({ran} ran, {skipped} skipped)", passed,
                        failed + (0 if ok or failed else 1),
-                       "" if ok else f"kunit.py exited {res.returncode}; see build/logs/{log_name}"
+                       "" if ok else f"kunit.py exited {res.returncode}; see build/check/logs/{log_name}"
                        + "\n" + self.tail(parsed, 15))
         # What lockdep, KASAN, UBSAN and WARN_ON() said while the tests ran.
         if os.path.exists(console_log):
@@ -216,7 +219,7 @@ class Check:
         self.res.case("series", "apply: workspace build/linux", res.returncode == 0,
                       self.tail(res.stderr))
         if res.returncode:
-            raise SystemExit("no workspace: later stages cannot run")
+            raise PvrtError("no workspace: later stages cannot run")
         # git am onto a pristine base must give the tree apply made.
         gitdir = base.base_repo(os.environ.get("KERNEL_SRC"))
         with tempfile.TemporaryDirectory(prefix="pvrt-am-", dir=self.bdir) as tmp:
@@ -248,7 +251,7 @@ class Check:
                     if line and not line.startswith("#"):
                         key, _, reason = line.partition(" ")
                         if not reason.strip():
-                            raise SystemExit(f"queue/checkpatch-checks: '{key}' has no reason")
+                            raise PvrtError(f"queue/checkpatch-checks: '{key}' has no reason")
                         allow[key] = reason
         return allow
 
@@ -259,7 +262,7 @@ class Check:
         files = sorted(n for n in os.listdir(pdir) if n.endswith(".patch"))
         qnames = [p.name for p in series.load(self.top)]
         if len(files) != len(qnames):
-            raise SystemExit(f"kernel-patches/ has {len(files)} patches, queue/series"
+            raise PvrtError(f"kernel-patches/ has {len(files)} patches, queue/series"
                              f" {len(qnames)}: run scripts/export")
         unused = set(allow)
         for name, qname in zip(files, qnames):
@@ -297,12 +300,7 @@ class Check:
         """Every patch builds: incremental UML (KUnit) builds, commit by commit."""
         commits = self.commits()
         wt = os.path.join(self.bdir, "bisect")
-        if not os.path.isdir(os.path.join(wt, ".git")) and not os.path.isfile(
-                os.path.join(wt, ".git")):
-            shutil.rmtree(wt, ignore_errors=True)
-            gitutil.run(["git", "-C", self.tree, "worktree", "prune"])
-            gitutil.run(["git", "-C", self.tree, "worktree", "add", "-q", "--detach", wt,
-                         commits[0]])
+        gitutil.ensure_worktree(self.tree, wt, commits[0])
         out = os.path.join(self.bdir, "out", "uml")
         os.makedirs(out, exist_ok=True)
         built = False
@@ -582,8 +580,13 @@ def main(argv=None):
         if unknown or not args.only:
             ap.error(f"--only: unknown stage(s) {', '.join(unknown) or repr(args.only)};"
                      f" stages: {','.join(known)}")
-    sys.exit(Check(args).main())
+    # make check works in a tree of its own, build/check/linux, with its own
+    # kernel builds and logs: it never resets the developer's workspace
+    # build/linux, and a validate run in build/ does not wait for it.
+    os.environ["PVRT_BUILD"] = os.path.join(os.environ["PVRT_BUILD"], "check")
+    with lock.held(os.path.join(os.environ["PVRT_BUILD"], "run"), "check directory"):
+        return Check(args).main()
 
 
 if __name__ == "__main__":
-    main()
+    entry(main)

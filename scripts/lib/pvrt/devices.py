@@ -23,6 +23,8 @@ import sys
 import tempfile
 
 from pvrt import boot, build, console, tools
+from pvrt import lock
+from pvrt.errors import entry
 
 DISK_MB = 4
 
@@ -197,4 +199,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(lock.with_build_lock(main))

@@ -17,6 +17,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pvrt import lock
+from pvrt.errors import PvrtError, entry
 
 PROGRAMS = ["cyclictest", "hackbench", "stress-ng"]
 BUSYBOX = "/bin/busybox"
@@ -32,7 +34,7 @@ def rtla_path():
 
 def need(path, pkg):
     if not os.path.exists(path):
-        raise SystemExit(f"error: {path} not found: run scripts/setup (Debian package {pkg})")
+        raise PvrtError(f"{path} not found: run scripts/setup (Debian package {pkg})")
 
 
 def shared_libs(binary):
@@ -70,7 +72,7 @@ def cpio_dir(root, out):
         cpio.communicate(names.encode())
         gz.wait()
         if cpio.returncode or gz.returncode:
-            raise SystemExit(f"error: cpio/gzip failed writing {out}")
+            raise PvrtError(f"cpio/gzip failed writing {out}")
 
 
 def build(top, out):
@@ -124,9 +126,10 @@ def inputs_digest(top):
 def ensure(top, build_dir):
     """Path of an up-to-date initramfs under BUILD_DIR, building it if needed."""
     out = os.path.join(build_dir, f"initramfs-{inputs_digest(top)}.cpio.gz")
-    if not os.path.exists(out):
-        build(top, out + ".tmp")
-        os.rename(out + ".tmp", out)
+    with lock.held(out, "initramfs"):
+        if not os.path.exists(out):
+            build(top, out + ".tmp")
+            os.replace(out + ".tmp", out)
     return out
 
 
@@ -144,4 +147,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    entry(main)

@@ -2,6 +2,7 @@
 """Small helpers shared by the verbs."""
 
 import shutil
+from pvrt.errors import PvrtError
 
 
 def cc():
@@ -17,5 +18,5 @@ def require(programs=BUILD_AND_BOOT):
     """Refuse to start, before any build, when a program the run needs is missing."""
     missing = [p for p in programs if not shutil.which(p)]
     if missing:
-        raise SystemExit(f"error: {', '.join(missing)} not found on PATH;"
+        raise PvrtError(f"{', '.join(missing)} not found on PATH;"
                          " scripts/setup installs what the project needs")

@@ -33,6 +33,8 @@ import sys
 import time
 
 from pvrt import boot, build, console, results, tools
+from pvrt import lock
+from pvrt.errors import PvrtError, entry
 
 CFG_DIR = os.path.join("torture", "configs", "lock")
 DEBUG_FRAGMENT = os.path.join("variants", "fragments", "debug.config")
@@ -44,7 +46,7 @@ BOOT_SECONDS = 240      # boot, module loads and power-off, generously, under TC
 ICOUNT_SLOWDOWN = 12
 
 
-class TortureError(SystemExit):
+class TortureError(PvrtError):
     pass
 
 
@@ -61,12 +63,12 @@ class Scenario:
 def read_fragment(top, path, seen=()):
     """A scenario's Kconfig text with '#include <repo path>' lines expanded."""
     if path in seen:
-        raise TortureError(f"error: {path}: #include loop")
+        raise TortureError(f"{path}: #include loop")
     try:
         with open(os.path.join(top, path), encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        raise TortureError(f"error: {path}: {e.strerror}") from None
+        raise TortureError(f"{path}: {e.strerror}") from None
     out = []
     for line in text.splitlines():
         m = re.match(r"^#include\s+(\S+)\s*$", line)
@@ -79,14 +81,14 @@ def parse_boot(scen, text):
         mod, dot, rest = tok.partition(".")
         if dot and mod in MODULES and "=" in rest:
             if scen.module not in (None, mod):
-                raise TortureError(f"error: {scen.name}.boot: parameters of both"
+                raise TortureError(f"{scen.name}.boot: parameters of both"
                                    f" {scen.module} and {mod}")
             scen.module = mod
             scen.params.append(rest)
         else:
             scen.cmdline.append(tok)
     if not scen.module:
-        raise TortureError(f"error: {scen.name}.boot: no parameter of "
+        raise TortureError(f"{scen.name}.boot: no parameter of "
                            + " or ".join(MODULES))
 
 
@@ -97,7 +99,7 @@ def load(top, debug=False):
         with open(os.path.join(cdir, "CFLIST"), encoding="utf-8") as f:
             listing = f.read()
     except OSError as e:
-        raise TortureError(f"error: {CFG_DIR}/CFLIST: {e.strerror}") from None
+        raise TortureError(f"{CFG_DIR}/CFLIST: {e.strerror}") from None
     common = read_fragment(top, os.path.join(CFG_DIR, "CFcommon"))
     if debug:
         common += read_fragment(top, DEBUG_FRAGMENT)
@@ -117,13 +119,13 @@ def load(top, debug=False):
             elif opt == "icount":
                 scen.icount = True
             else:
-                raise TortureError(f"error: {CFG_DIR}/CFLIST:{lineno}: bad option '{opt}'")
+                raise TortureError(f"{CFG_DIR}/CFLIST:{lineno}: bad option '{opt}'")
         scen.fragment = common + read_fragment(top, os.path.join(CFG_DIR, name))
         try:
             with open(os.path.join(cdir, name + ".boot"), encoding="utf-8") as f:
                 parse_boot(scen, f.read())
         except OSError as e:
-            raise TortureError(f"error: {CFG_DIR}/{name}.boot: {e.strerror}") from None
+            raise TortureError(f"{CFG_DIR}/{name}.boot: {e.strerror}") from None
         out.append(scen)
     return out
 
@@ -133,7 +135,7 @@ def select(scenarios, names=None, short=False):
         known = {s.name: s for s in scenarios}
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise TortureError(f"error: unknown scenario(s) {', '.join(unknown)};"
+            raise TortureError(f"unknown scenario(s) {', '.join(unknown)};"
                                f" known: {', '.join(known)}")
         return [known[n] for n in names]
     if short:
@@ -353,10 +355,10 @@ def main(argv=None):
                   f" {'short=' + str(s.short) if s.short else ''}  {' '.join(s.params)}")
         return 0
     if not chosen:
-        raise TortureError("error: no scenario selected")
+        raise TortureError("no scenario selected")
     tools.require()
     if not os.path.isfile(os.path.join(tree, "Makefile")):
-        raise TortureError(f"error: {tree} is not a kernel tree (run scripts/apply first)")
+        raise TortureError(f"{tree} is not a kernel tree (run scripts/apply first)")
     rows, outdir = run(top, tree, chosen, args.duration, args.smp,
                        log=lambda m: print(m, file=sys.stderr, flush=True))
     print(table(rows))
@@ -367,4 +369,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry(lock.with_build_lock(main))

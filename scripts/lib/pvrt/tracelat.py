@@ -24,6 +24,8 @@ import sys
 
 from pvrt import boot, build, console, tools
 from pvrt.results import save
+from pvrt import lock
+from pvrt.errors import entry
 
 TRACE_FRAGMENT = "variants/fragments/trace.config"
 
@@ -105,4 +107,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry(lock.with_build_lock(main))

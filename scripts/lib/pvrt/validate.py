@@ -43,6 +43,8 @@ import time
 from pvrt import boot, build, console, devices, report, tools, torture
 from pvrt.check import kunit_counts
 from pvrt.results import save
+from pvrt import lock
+from pvrt.errors import entry
 
 _print_lock = threading.Lock()
 
@@ -491,4 +493,4 @@ def redraw(results_dir):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry(lock.with_build_lock(main))

@@ -34,3 +34,22 @@ def test_parse_and_tables():
 def test_slope_is_least_squares():
     assert bench.slope([(1, 2), (2, 4), (4, 8)]) == 2
     assert bench.slope([(1, 5)]) is None
+
+
+def test_one_percentile_convention_everywhere():
+    """console.percentile: nearest rank on 1 us buckets, the bucket's lower
+    edge; bench-ikt's pooled rows and cyclictest's table agree on it."""
+    from pvrt import bench_ikt, console
+    hist = {3: 50, 7: 49, 20: 1}                    # 100 samples
+    assert console.percentile(hist, 100, 50) == 3
+    assert console.percentile(hist, 100, 99) == 7
+    assert console.percentile(hist, 100, 99.5) == 20
+    assert console.percentile(hist, 101, 100, above=99) == 99    # an overflow
+    assert console.Latency(hist, 0, 3, 5.0, 20).p99 == 7
+    # bench-ikt: one run's p50/p99 come from its histogram as well (us -> ns),
+    # not from the module's sorted-array indices (its p99 here is 20 us).
+    row = {"load": "hackbench", "handler": "IKT thread", "boot": "", "threaded": True,
+           "prio": 50, "samples": 100, "min": 3000, "avg": 5000, "p50": 3500, "p99": 20000,
+           "max": 20900, "hist": hist}
+    (p,) = bench_ikt.pool([row])
+    assert (p["p50"], p["p99"]) == (3000, 7000)

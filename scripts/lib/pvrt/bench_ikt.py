@@ -29,7 +29,7 @@ import os
 import re
 import sys
 
-from pvrt import boot, build, tools
+from pvrt import boot, build, console, tools
 from pvrt.results import save
 from pvrt import lock
 from pvrt.errors import entry
@@ -65,7 +65,9 @@ def pool(rows):
     """Rows of several runs of one (load, handler, boot) merged into one.
 
     min and max are exact; avg is weighted by samples; p50 and p99 come from
-    the merged 1 us histogram (the upper edge of the bucket, in ns).
+    the merged 1 us histogram by console.percentile (the tools' one
+    convention: nearest rank, the bucket's lower edge), in ns, for one run
+    as for several.
     """
     out = {}
     for r in rows:
@@ -84,14 +86,10 @@ def pool(rows):
         for us, n in r["hist"].items():
             p["hist"][int(us)] = p["hist"].get(int(us), 0) + n
     for p in out.values():
-        if p["runs"] > 1:
-            for name, q in (("p50", 0.5), ("p99", 0.99)):
-                need, seen = q * p["samples"], 0
-                for us in sorted(p["hist"]):
-                    seen += p["hist"][us]
-                    if seen >= need:
-                        p[name] = (us + 1) * 1000
-                        break
+        if p["hist"]:
+            for name, pct in (("p50", 50), ("p99", 99)):
+                p[name] = console.percentile(p["hist"], p["samples"], pct,
+                                             above=p["max"] // 1000) * 1000
     return list(out.values())
 
 

@@ -147,6 +147,24 @@ def booted(text):
     return any(line.startswith("PVRT-BOOTED ") for line in lines(text))
 
 
+def percentile(hist, samples, pct, above=None):
+    """The one percentile convention of the tools: nearest rank on 1 us buckets.
+
+    Returns the smallest bucket L (its lower edge, in us) with at least PCT %
+    of the SAMPLES at or below L.  Samples missing from HIST (a histogram's
+    overflows) lie above every bucket: a percentile among them is ABOVE (the
+    maximum).  None without samples.
+    """
+    if not samples:
+        return None
+    need, seen = samples * pct / 100.0, 0
+    for lat in sorted(hist):
+        seen += hist[lat]
+        if seen >= need:
+            return lat
+    return above
+
+
 class Latency:
     """A cyclictest latency distribution, in microseconds."""
 
@@ -169,20 +187,8 @@ class Latency:
         self.p99999 = self.percentile(99.999)
 
     def percentile(self, pct):
-        """Smallest latency L with at least PCT % of the samples <= L.
-
-        Samples past the histogram's end (overflows) lie above every bucket; a
-        percentile that falls among them is reported as the maximum.
-        """
-        if not self.samples:
-            return None
-        need = self.samples * pct / 100.0
-        seen = 0
-        for lat in sorted(self.hist):
-            seen += self.hist[lat]
-            if seen >= need:
-                return lat
-        return self.max
+        """pct-th percentile by percentile(); overflows count as the maximum."""
+        return percentile(self.hist, self.samples, pct, above=self.max)
 
     def row(self):
         return {f: getattr(self, f) for f in self.FIELDS}

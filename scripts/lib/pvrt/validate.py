@@ -239,7 +239,8 @@ def measure_ikt(out, results_dir, samples=1000, loads=("hackbench", "rt-hog")):
                 if mode in found and not (kernel != "ikt" and mode == "hard"):
                     rows.append(dict(found[mode], kind="ikt", load=load, handler=handler,
                                      boot=append, log=log_path, problems=problems))
-    return rows
+    # The percentiles by the tools' one convention, from the histograms.
+    return bench_ikt.pool(rows)
 
 
 def measure_bench(out, results_dir):

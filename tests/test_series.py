@@ -177,7 +177,11 @@ def test_export_check_and_git_am_round_trip(env, tmp_path):
     assert names == ["0000-cover-letter.txt", "0001-locking-foo-Add-foo.patch",
                      "0002-Documentation-locking-Add-foo.patch", "series"]
     cover = open(os.path.join(kp, "0000-cover-letter.txt")).read()
-    assert "Subject: [PATCH 0/2] Foo: a fixture series" in cover and "base-commit: " in cover
+    assert "Subject: [PATCH 0/2] Foo: a fixture series" in cover
+    # A tarball base is a local commit no public tree has: no base-commit
+    # line names it; the cover letter names the upstream release instead.
+    assert "base-commit: " not in cover
+    assert "Base: v6.12.9 (linux-stable tag v6.12.9)" in cover
     assert "*** " not in cover
     series = open(os.path.join(kp, "series")).read()
     assert "# --- part one ---\n0001-locking-foo-Add-foo.patch\n" in series
@@ -286,3 +290,36 @@ def test_plain_directory_source_checked_before_copy_and_imported_once(env, tmp_p
     write(str(src / "README"), "changed\n")
     tool(src_env(src), "apply", "--force")
     assert git(ws, "rev-parse", "refs/pvrt/base") != first
+
+
+def test_git_tree_base_is_the_base_commit(env, tmp_path):
+    """KERNEL_SRC=<linux-stable checkout>: its HEAD is the cover letter's
+    base-commit, a commit b4 and the test robot can find."""
+    src = tmp_path / "stable"
+    make_kernel(str(src))
+    for args in (["init", "-q"], ["add", "-f", "-A"],
+                 ["-c", "user.name=x", "-c", "user.email=x@x", "commit", "-q", "-m", "v6.12.9"]):
+        git(str(src), *args)
+    head = git(str(src), "rev-parse", "HEAD")
+    tool(dict(env, env=dict(env["env"], KERNEL_SRC=str(src))), "export")
+    cover = open(os.path.join(env["top"], "kernel-patches", "0000-cover-letter.txt")).read()
+    assert f"base-commit: {head}" in cover and "Base: v6.12.9 (linux" not in cover
+
+
+def test_reroll_writes_a_posting_with_the_range_diff(env):
+    tool(env, "export", "--reroll", "1")
+    v1 = os.path.join(env["top"], "postings", "v1")
+    names = sorted(os.listdir(v1))
+    assert names == ["v1-0000-cover-letter.patch", "v1-0001-locking-foo-Add-foo.patch",
+                     "v1-0002-Documentation-locking-Add-foo.patch"]
+    assert "Subject: [PATCH v1 0/2]" in open(os.path.join(v1, names[0])).read()
+    # Rework patch 1 and post v2: its cover letter shows what changed.
+    with open(os.path.join(env["top"], "pv-mutex", "kernel", "locking", "foo.c"), "a") as f:
+        f.write("/* v2: reworked */\n")
+    tool(env, "export", "--reroll", "2")
+    v2 = os.path.join(env["top"], "postings", "v2")
+    cover = open(os.path.join(v2, "v2-0000-cover-letter.patch")).read()
+    assert "Subject: [PATCH v2 0/2]" in cover
+    assert "Range-diff against v1:" in cover and "v2: reworked" in cover
+    res = tool(env, "export", "--reroll", "2", ok=False)
+    assert "exists" in res.stderr

@@ -4,6 +4,15 @@
   scripts/export                 write kernel-patches/ from queue/ and the component folders
   scripts/export --from [TREE]   first take the workspace's commits back into the sources
   scripts/export --check         fail if kernel-patches/ is not what the sources generate
+  scripts/export --reroll N      write postings/vN/, a posting marked [PATCH vN] whose cover
+                                 letter carries the range-diff against postings/v(N-1)/
+
+base-commit: when KERNEL_SRC is a git tree (a linux-stable checkout), its
+HEAD is the base and the cover letter's base-commit line names it, so b4 and
+the kernel test robot find it.  Debian's tarball (the default) is imported
+into a local commit that no public tree has: the cover letter then names the
+upstream release it corresponds to (v6.12.N, from the tree's Makefile) and
+says how to get a base-commit line.
 """
 
 import argparse
@@ -14,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 from pvrt import base, gitutil, series
 from pvrt.apply import APPLIED_REF
@@ -117,10 +127,54 @@ def read_cover(top):
     return subject.strip(), blurb.strip("\n")
 
 
-def generate(top, outdir):
-    """Write the series (patches, cover letter, quilt series file) into OUTDIR."""
+def base_note(top, gitdir, base_commit, upstream):
+    """The cover letter's paragraph on the base when it is a local import."""
+    if upstream:
+        return ""
+    ver = gitutil.out(["git", "--git-dir", gitdir, "log", "-1", "--format=%s", base_commit])
+    ver = ver.replace("Linux ", "v", 1)
+    pinned = series.read_config(top).get("debian_package", "")
+    src = os.environ.get("KERNEL_SRC") or (f"Debian's {pinned.replace('=', ' ')}" if pinned
+                                           else base.DEFAULT_TARBALL)
+    return "\n\n" + textwrap.fill(
+        f"Base: {ver} (linux-stable tag {ver}).  This posting was generated from {src},"
+        " a tarball with no public commit, so it carries no base-commit line; regenerate"
+        f" it with KERNEL_SRC=<a linux-stable checkout at {ver}> for one.", width=72)
+
+
+def upstream_base(src=None):
+    """True when the base is a git tree's HEAD (a commit upstream can have)."""
+    src = src or os.environ.get("KERNEL_SRC") or base.DEFAULT_TARBALL
+    return os.path.isdir(src) and (os.path.exists(os.path.join(src, ".git")))
+
+
+def previous_tip(top, gitdir, base_commit, prev_dir, env):
+    """Re-create the series of an earlier posting (its patches applied to the
+    base) in GITDIR; returns its tip, for git range-diff."""
+    patches = sorted(os.path.join(prev_dir, n) for n in os.listdir(prev_dir)
+                     if n.endswith(".patch") and not n.endswith("0000-cover-letter.patch"))
+    if not patches:
+        raise PvrtError(f"{prev_dir}: no patches of an earlier posting")
+    with tempfile.TemporaryDirectory(prefix="pvrt-prev-") as tmp:
+        wt = os.path.join(tmp, "wt")
+        gitutil.run(["git", "clone", "-q", "--shared", "--no-checkout", gitdir, wt])
+        gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach", base_commit])
+        gitutil.run(["git", "-C", wt, "am", "-q", "--keep-cr"] + patches, env=env)
+        tip = gitutil.out(["git", "-C", wt, "rev-parse", "HEAD"])
+        gitutil.run(["git", "--git-dir", gitdir, "fetch", "-q", wt,
+                     f"{tip}:refs/pvrt/previous"])
+    return tip
+
+
+def generate(top, outdir, reroll=None, previous=None):
+    """Write the series (patches, cover letter, quilt series file) into OUTDIR.
+
+    REROLL N marks it as the Nth version; PREVIOUS, the directory of an
+    earlier posting, puts the range-diff against it in the cover letter.
+    """
     gitdir = base.base_repo(os.environ.get("KERNEL_SRC"))
     base_commit = gitutil.out(["git", "--git-dir", gitdir, "rev-parse", base.BASE_REF])
+    upstream = upstream_base()
     builder = series.Builder(top, gitdir, base_commit)
     try:
         made = builder.build()
@@ -130,13 +184,22 @@ def generate(top, outdir):
     tip = made[-1][1]
     cfg = series.read_config(top)
     os.makedirs(outdir, exist_ok=True)
-    gitutil.run(["git", "--git-dir", gitdir, "-c", "core.abbrev=12", "format-patch", "-q",
-                 "--no-signature", "--cover-letter", "--base", base_commit,
+    genv = {k: v for k, v in env.items() if k != "GIT_INDEX_FILE"}
+    extra = ["--base", base_commit] if upstream else []
+    if reroll:
+        extra += ["--reroll-count", str(reroll)]
+    if previous:
+        old = previous_tip(top, gitdir, base_commit, previous, genv)
+        extra += [f"--range-diff={base_commit}..{old}", "--creation-factor=80"]
+    gitutil.run(["git", "--git-dir", gitdir, "-c", "core.abbrev=12", "-c",
+                 "format.useAutoBase=false", "format-patch", "-q",
+                 "--no-signature", "--cover-letter", *extra,
                  "--subject-prefix", cfg.get("subject_prefix", "PATCH"),
-                 "-o", outdir, f"{base_commit}..{tip}"],
-                env={k: v for k, v in env.items() if k != "GIT_INDEX_FILE"})
+                 "-o", outdir, f"{base_commit}..{tip}"], env=genv)
     subject, blurb = read_cover(top)
-    cover_in = os.path.join(outdir, "0000-cover-letter.patch")
+    blurb += base_note(top, gitdir, base_commit, upstream)
+    cover_in = [os.path.join(outdir, n) for n in os.listdir(outdir)
+                if n.endswith("0000-cover-letter.patch")][0]
     with open(cover_in, encoding="utf-8") as f:
         text = f.read()
     if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
@@ -146,12 +209,18 @@ def generate(top, outdir):
         f.write(text)
     os.unlink(cover_in)
     names = sorted(n for n in os.listdir(outdir) if n.endswith(".patch"))
+    if reroll:
+        # A posting is what gets mailed: patches and cover letter, no quilt file.
+        os.replace(os.path.join(outdir, COVER),
+                   os.path.join(outdir, f"v{reroll}-0000-cover-letter.patch"))
+        return made
     if len(names) != len(made):
         raise PvrtError(f"format-patch wrote {len(names)} patches for {len(made)} commits")
     version = gitutil.out(["git", "--git-dir", gitdir, "log", "-1", "--format=%s", base_commit])
     lines = ["# PV-RT: the PV priority-inheritance mutex and interrupt kernel threads",
              "# for Linux 6.12.y.  Generated by scripts/export from queue/; do not edit.",
-             f"# Base: {version}, base-commit {base_commit}.",
+             f"# Base: {version}, " + (f"base-commit {base_commit}." if upstream else
+                                      f"a local import ({base_commit[:12]})."),
              "# Apply with 'git am kernel-patches/*.patch' or 'quilt push -a'.",
              ""]
     for (patch, _commit), name in zip(made, names):
@@ -182,6 +251,24 @@ def compare(expected_dir, actual_dir):
     return problems
 
 
+def post(top, n):
+    """postings/vN/: the series as mailed for version N."""
+    dest = os.path.join(top, "postings", f"v{n}")
+    if os.path.exists(dest):
+        raise PvrtError(f"{dest} exists: a posting is a record, pick the next N")
+    prev = os.path.join(top, "postings", f"v{n - 1}")
+    prev = prev if n > 1 and os.path.isdir(prev) else None
+    if n > 1 and not prev:
+        log(f"no postings/v{n - 1}/: v{n} goes out without a range-diff")
+    with tempfile.TemporaryDirectory(prefix="pvrt-post-") as tmp:
+        made = generate(top, tmp, reroll=n, previous=prev)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copytree(tmp, dest)
+    log(f"wrote {len(made)} patches and the cover letter to postings/v{n}/"
+        + (f", range-diff against postings/v{n - 1}/" if prev else ""))
+    print(dest)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/export", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -189,8 +276,15 @@ def main(argv=None):
                     help="take edits from TREE's commits first (default TREE: build/linux)")
     ap.add_argument("--check", action="store_true",
                     help="only compare: exit 1 when kernel-patches/ is stale")
+    ap.add_argument("--reroll", type=int, metavar="N",
+                    help="write postings/vN/ ([PATCH vN]) with the range-diff against"
+                         " postings/v(N-1)/ when it exists")
     args = ap.parse_args(argv)
     top = os.environ["PVRT_TOP"]
+    if args.reroll is not None:
+        if args.reroll < 1 or args.check or args.from_tree is not None:
+            raise PvrtError("--reroll takes N >= 1 and goes with neither --check nor --from")
+        return post(top, args.reroll)
     if args.check and args.from_tree is not None:
         raise PvrtError("--check and --from do not go together")
     if args.from_tree is not None:

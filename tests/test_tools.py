@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from pvrt import build, tools, validate
+from pvrt import experiment, tools, validate
 from pvrt.errors import PvrtError
 
 
@@ -26,6 +26,6 @@ def test_validate_refuses_before_building(tmp_path, monkeypatch):
     def no_build(*a, **k):
         raise AssertionError("built before checking the host")
 
-    monkeypatch.setattr(build, "apply_and_build", no_build)
+    monkeypatch.setattr(experiment, "apply_and_build", no_build)
     with pytest.raises(PvrtError, match="qemu-system-x86_64 not found"):
         validate.main(["--variants", "stock", "--no-devices"])

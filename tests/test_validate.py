@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from pvrt import build, report, validate
+from pvrt import build, experiment, report, validate
 
 
 def _no_build(monkeypatch, tmp_path):
@@ -14,10 +14,10 @@ def _no_build(monkeypatch, tmp_path):
     monkeypatch.setenv("PVRT_TOP", top)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
     monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(build, "apply_tree", lambda *a, **k: "tree")
+    monkeypatch.setattr(experiment, "apply_tree", lambda *a, **k: "tree")
     monkeypatch.setattr(build, "build_variant", lambda top, tree, var, *a, **k:
                         str(tmp_path / "out" / var.name))
-    monkeypatch.setattr(build, "tree_ids", lambda tree: {"base": "b", "tip": "t"})
+    monkeypatch.setattr(experiment, "tree_ids", lambda tree: {"base": "b", "tip": "t"})
     monkeypatch.setattr(validate.tools, "require", lambda *a: None)
 
 
@@ -82,7 +82,7 @@ def test_ctrl_c_kills_the_running_boots(tmp_path, monkeypatch):
 
 def test_unknown_kernel_config_refused_before_building(tmp_path, monkeypatch):
     _no_build(monkeypatch, tmp_path)
-    monkeypatch.setattr(build, "apply_tree", lambda *a, **k: pytest.fail("applied"))
+    monkeypatch.setattr(experiment, "apply_tree", lambda *a, **k: pytest.fail("applied"))
     with pytest.raises(SystemExit):
         validate.main(["--kernel-config", str(tmp_path / "nope"), "--no-devices"])
 
@@ -92,7 +92,7 @@ def test_bench_ikt_saves_after_each_boot(tmp_path, monkeypatch):
 
     monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
-    monkeypatch.setattr(build, "apply_and_build",
+    monkeypatch.setattr(experiment, "apply_and_build",
                         lambda *a, **k: ("tree", {"project": str(tmp_path)}))
     text = ("ikt_bench: result hard threaded=0 prio=0 samples=1 min=1 avg=1 p50=1"
             " p99=1 max=1\nikt_bench: done\n")

@@ -8,16 +8,14 @@ index and its refs are touched only when every patch applied.
 import argparse
 import os
 import shutil
-import sys
 
-from pvrt import base, gitutil, series
+from pvrt import base, gitutil, logs, series
 from pvrt.errors import PvrtError, entry
 
 APPLIED_REF = "refs/pvrt/applied"
 
 
-def log(msg):
-    print(f"apply: {msg}", file=sys.stderr, flush=True)
+log = logs.logger("apply")
 
 
 def build_commits(top, gitdir, base_commit):

@@ -19,8 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from pvrt import gitutil
-from pvrt import lock
+from pvrt import gitutil, lock, logs
 from pvrt.errors import PvrtError
 
 DEFAULT_TARBALL = "/usr/src/linux-source-6.12.tar.xz"
@@ -42,8 +41,7 @@ def cache_dir():
     return os.environ.get("PVRT_CACHE") or os.path.expanduser("~/.cache/pvrt")
 
 
-def log(msg):
-    print(f"base: {msg}", file=sys.stderr, flush=True)
+log = logs.logger("base")
 
 
 def kernel_version(tree):

@@ -29,9 +29,8 @@ import os
 import re
 import sys
 
-from pvrt import boot, build, console, tools
+from pvrt import boot, build, console, experiment, lock, logs, tools
 from pvrt.results import save
-from pvrt import lock
 from pvrt.errors import entry
 
 RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d) prio=(\d+) samples=(\d+) min=(\d+)"
@@ -177,16 +176,15 @@ def main(argv=None):
     if bad or not loads:
         ap.error(f"unknown load(s): {', '.join(bad) or '(none)'}")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    _tree, outs = build.apply_and_build(top, bdir, ["project"],
-                                        log=lambda m: print(m, file=sys.stderr))
+    _tree, outs = experiment.apply_and_build(top, bdir, ["project"],
+                                        log=logs.logger("bench-ikt"))
     out = outs["project"]
-    results = build.new_results_dir(bdir, "ikt-")
+    results = experiment.new_results_dir(bdir, "ikt-")
     rows, problems = [], []
     for load, run in ((x, n) for n in range(1, args.runs + 1) for x in loads):
         for kernel, append, label in KERNELS[load]:
             log_path = os.path.join(results, f"{load}-{kernel}-{run}.log")
-            print(f"bench-ikt: {load}, {kernel} boot ({append or 'default'}), run {run}",
-                  file=sys.stderr, flush=True)
+            logs.logger("bench-ikt")(f"{load}, {kernel} boot ({append or 'default'}), run {run}")
             res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={args.samples}",
                             log_path, modroot=os.path.join(out, "modroot"), icount=True,
                             timeout=3600, append=("kunit.enable=0 " + append).strip())

@@ -15,8 +15,7 @@ import os
 import re
 import sys
 
-from pvrt import boot, build, tools
-from pvrt import lock
+from pvrt import boot, build, experiment, lock, logs, tools
 from pvrt.errors import entry
 
 LINE = re.compile(r"pv_mutex_bench: (uncontended (\S+) (\d+)|chain (\S+) (\d+) (\d+)|done)")
@@ -94,10 +93,10 @@ def main(argv=None):
     if args.loops < 1 or args.walks < 1 or not 1 <= args.max_depth <= 256:
         ap.error("--loops and --walks must be >= 1, --max-depth 1..256")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    _tree, outs = build.apply_and_build(top, bdir, ["project"],
-                                        log=lambda m: print(m, file=sys.stderr))
+    _tree, outs = experiment.apply_and_build(top, bdir, ["project"],
+                                        log=logs.logger("bench-pv-mutex"))
     out = outs["project"]
-    results = build.new_results_dir(bdir, "bench-")
+    results = experiment.new_results_dir(bdir, "bench-")
     log_path = os.path.join(results, "console.log")
     cmd = ("insmod $(find /lib/modules -name 'pv_mutex_bench.ko*' | head -n 1)"
            f" loops={args.loops} walks={args.walks} max_depth={args.max_depth}")

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from pvrt import console, initramfs, tools
+from pvrt import console, initramfs, logs, tools
 from pvrt.errors import PvrtError, entry
 
 QEMU = "qemu-system-x86_64"
@@ -178,9 +178,9 @@ def main(argv=None):
     res = boot(kernel, args.cmd, log, args.initrd, modroot, args.smp, args.icount, append,
                args.timeout, top=top, build_dir=bdir)
     problems = res.problems()
-    print(f"boot: console log {log} ({res.seconds:.0f}s)", file=sys.stderr)
+    logs.logger("boot")(f"console log {log} ({res.seconds:.0f}s)")
     for p in problems:
-        print(f"boot: {p}", file=sys.stderr)
+        logs.logger("boot")(p)
     sys.exit(1 if problems else 0)
 
 

@@ -27,12 +27,9 @@ import os
 import shutil
 import re
 import subprocess
-import sys
 import time
 
-from pvrt import apply as apply_mod
-from pvrt import series
-from pvrt import lock
+from pvrt import lock, logs, series
 from pvrt.errors import PvrtError, entry
 
 CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
@@ -233,62 +230,6 @@ def build_variant(top, tree, variant, out=None, log=print):
     return out
 
 
-def apply_tree(top, bdir, log):
-    """Apply the series to the workspace build/linux (KERNEL_SRC or the
-    pinned Debian base); returns the tree."""
-    tree = os.path.join(bdir, "linux")
-    tip = apply_mod.refresh_workspace(top, tree, os.environ.get("KERNEL_SRC"), False)
-    log(f"series applied: {tree} at {tip[:12]}")
-    return tree
-
-
-def tree_ids(tree):
-    """{"base": ..., "tip": ...}: the commits a report names."""
-    ids = {}
-    for key, ref in (("base", "refs/pvrt/base"), ("tip", "HEAD")):
-        res = subprocess.run(["git", "-C", tree, "rev-parse", "--short=12", ref],
-                             capture_output=True, text=True)
-        ids[key] = res.stdout.strip() if res.returncode == 0 else None
-    return ids
-
-
-def build_rtla(tree, bdir):
-    """tools/tracing/rtla of TREE, built out of tree into build/tools/rtla."""
-    out = os.path.join(bdir, "tools", "rtla-build")
-    os.makedirs(out, exist_ok=True)
-    subprocess.run(["make", "-s", "-C", os.path.join(tree, "tools/tracing/rtla"),
-                    f"OUTPUT={out}/"], check=True, stdout=subprocess.DEVNULL)
-    dest = os.path.join(bdir, "tools", "rtla")
-    shutil.copy2(os.path.join(out, "rtla"), dest + ".tmp")
-    os.replace(dest + ".tmp", dest)
-    return dest
-
-
-def apply_and_build(top, bdir, variants, log):
-    """Apply the series to build/linux and build each variant's kernel once.
-
-    Returns (tree, {variant: output directory}): what validate and the
-    benchmarks start from.
-    """
-    apply_mod.main([])
-    tree = os.path.join(bdir, "linux")
-    outs, built = {}, {}
-    for v in variants:
-        name = Variant(v, top).build_name
-        if name not in built:
-            built[name] = build(top, tree, name, log=log)
-        outs[v] = built[name]
-    return tree, outs
-
-
-def new_results_dir(bdir, prefix="", report_dir=False):
-    """build/results/<prefix><time>/ (build/report/<time>/ with REPORT_DIR), created."""
-    path = os.path.join(bdir, "report" if report_dir else "results",
-                        prefix + time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(path)
-    return path
-
-
 def kernel_image(out, arch="x86_64"):
     return os.path.join(out, "arch/x86/boot/bzImage" if arch == "x86_64" else "linux")
 
@@ -305,7 +246,7 @@ def main(argv=None):
     top = os.environ["PVRT_TOP"]
     tree = os.path.abspath(args.tree or os.path.join(os.environ["PVRT_BUILD"], "linux"))
     out = build(top, tree, args.variant, args.out and os.path.abspath(args.out),
-                log=lambda m: print(m, file=sys.stderr, flush=True))
+                log=logs.logger("build"))
     print(kernel_image(out))
 
 

@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 
-from pvrt import base, boot, build, console, gitutil, lock, series, torture
+from pvrt import base, boot, build, console, gitutil, kunit, lock, series, torture
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
 
@@ -25,41 +25,6 @@ from pvrt.errors import PvrtError, entry
 # ikt.prio= rule reaches the thread of the action it names, and that a
 # second ikt.prio= is refused while the first stays.
 KUNIT_BOOT_ARGS = "ikt.prio=ikt-kunit-boot:61 ikt.prio=ikt-kunit-boot:62"
-
-KUNIT_SUMMARY = re.compile(r"Ran (\d+) tests?: passed: (\d+)(?:, failed: (\d+))?"
-                           r"(?:, crashed: (\d+))?(?:, skipped: (\d+))?(?:, errors: (\d+))?")
-
-
-def kunit_summary(tree, log_path):
-    """kunit.py parse on the KTAP lines of a console log.
-
-    Returns (ran, passed, failed, skipped, parser output) or None when it
-    finds no results; failed counts crashed tests and parse errors too.
-    """
-    with open(log_path, encoding="utf-8", errors="replace") as f:
-        text = console.ktap_only(f.read())
-    with tempfile.TemporaryDirectory(prefix="pvrt-ktap-") as tmp:
-        path = os.path.join(tmp, "ktap.log")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        res = subprocess.run([sys.executable, os.path.join(tree, "tools/testing/kunit/kunit.py"),
-                              "parse", path], cwd=tree, capture_output=True, text=True)
-    m = None
-    for m in KUNIT_SUMMARY.finditer(res.stdout):
-        pass
-    if not m:
-        return None
-    return (int(m.group(1)), int(m.group(2)), sum(int(m.group(i) or 0) for i in (3, 4, 6)),
-            int(m.group(5) or 0), res.stdout)
-
-
-def kunit_counts(tree, log_path):
-    """(passed, failed) of the KUnit results on a console log, or None."""
-    s = kunit_summary(tree, log_path)
-    if not s or s[0] == 0:
-        return None
-    return s[1], s[2]
-
 
 class Results:
     def __init__(self):
@@ -158,29 +123,24 @@ class Check:
         if args[0] != "exec":           # exec neither builds nor takes make options
             cmd += [f"--jobs={build.jobs()}", f"--make_options=CC={cc()}"]
         res = self.run(cmd, log_name, cwd=self.tree)
-        m = None
-        for m in KUNIT_SUMMARY.finditer(res.output):
-            pass
+        raw = kunit.run_summary(res.output)
         console_log = os.path.join(build_dir, "test.log")
-        if not m or not os.path.exists(console_log):
+        if raw is None or not os.path.exists(console_log):
             self.res.case(stage, name, False, f"no KUnit summary (see build/check/logs/{log_name}):\n"
                           + self.tail(res.output))
             return
         # Counted again from the KTAP lines alone: kernel messages printed
         # in between can make kunit.py misparse a suite it ran fine.
-        summary = kunit_summary(self.tree, console_log)
+        summary = kunit.kunit_summary(self.tree, console_log)
         if not summary:
             self.res.case(stage, name, False, f"kunit.py parse found no results in {console_log}")
             return
         ran, passed, failed, skipped, parsed = summary
-        raw_failed = sum(int(m.group(i) or 0) for i in (3, 4, 6))
-        if raw_failed != failed:
-            print(f"  note: kunit.py run counted {raw_failed} failed, the KTAP lines alone"
-                  f" {failed}: kernel messages interleaved with the results", flush=True)
-        ok = failed == 0 and ran > 0 and (res.returncode == 0 or raw_failed != failed)
-        self.res.count(stage, f"{name} ({ran} ran, {skipped} skipped)", passed,
-                       failed + (0 if ok or failed else 1),
-                       "" if ok else f"kunit.py exited {res.returncode}; see build/check/logs/{log_name}"
+        v = kunit.verdict(res.returncode, raw, summary[:4])
+        if v.note:
+            print(f"  note: {v.note}", flush=True)
+        self.res.count(stage, f"{name} ({ran} ran, {skipped} skipped)", v.passed, v.failed,
+                       "" if not v.failed else f"{v.why}; see build/check/logs/{log_name}"
                        + "\n" + self.tail(parsed, 15))
         # What lockdep, KASAN, UBSAN and WARN_ON() said while the tests ran.
         if os.path.exists(console_log):
@@ -476,7 +436,7 @@ class Check:
                       "; ".join(res.problems()) or f"rc={res.rc}")
         # In-kernel tests built into the validation kernel (the series' suites).
         if build.series_kunitconfigs(self.top, self.tree):
-            counts = kunit_counts(self.tree, res.log_path)
+            counts = kunit.kunit_counts(self.tree, res.log_path)
             if counts:
                 self.res.count("boot", "KUnit suites built into the validation kernel", *counts)
             else:

@@ -22,8 +22,7 @@ import re
 import sys
 import tempfile
 
-from pvrt import boot, build, console, tools
-from pvrt import lock
+from pvrt import boot, build, console, experiment, lock, logs, tools
 from pvrt.errors import entry
 
 DISK_MB = 4
@@ -153,11 +152,11 @@ def run(top, bdir, build_it=True, log=print):
     """Build (unless BUILD_IT is false) and boot the devices kernel, print the
     result; return the number of failed cases."""
     if build_it:
-        _tree, outs = build.apply_and_build(top, bdir, ["devices"], log=log)
+        _tree, outs = experiment.apply_and_build(top, bdir, ["devices"], log=log)
         out = outs["devices"]
     else:
         out = os.path.join(bdir, "out", "devices")
-    results = build.new_results_dir(bdir, "devices-")
+    results = experiment.new_results_dir(bdir, "devices-")
     log_path = os.path.join(results, "devices.log")
     with tempfile.TemporaryDirectory(prefix="pvrt-disks-") as tmp:
         res = boot.boot(build.kernel_image(out), "devices-check", log_path,
@@ -194,7 +193,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     tools.require()
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    failed = run(top, bdir, not args.no_build, log=lambda m: print(m, file=sys.stderr))
+    failed = run(top, bdir, not args.no_build, log=logs.logger("devices-check"))
     sys.exit(1 if failed else 0)
 
 

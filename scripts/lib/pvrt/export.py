@@ -25,7 +25,7 @@ import sys
 import tempfile
 import textwrap
 
-from pvrt import base, gitutil, series
+from pvrt import base, gitutil, logs, series
 from pvrt.apply import APPLIED_REF
 from pvrt.errors import PvrtError, entry
 
@@ -33,8 +33,7 @@ OUT_DIR = "kernel-patches"
 COVER = "0000-cover-letter.txt"
 
 
-def log(msg):
-    print(f"export: {msg}", file=sys.stderr, flush=True)
+log = logs.logger("export")
 
 
 # --- workspace -> sources -------------------------------------------------------

@@ -15,7 +15,6 @@ import hashlib
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pvrt import lock
 from pvrt.errors import PvrtError, entry

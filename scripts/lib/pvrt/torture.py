@@ -29,11 +29,9 @@ import argparse
 import hashlib
 import os
 import re
-import sys
 import time
 
-from pvrt import boot, build, console, results, tools
-from pvrt import lock
+from pvrt import boot, build, console, experiment, lock, logs, results, tools
 from pvrt.errors import PvrtError, entry
 
 CFG_DIR = os.path.join("torture", "configs", "lock")
@@ -306,7 +304,7 @@ def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
     for scen in scenarios:
         key = (fragment_key(scen.fragment), tuple(scen.cmdline), scen.icount)
         groups.setdefault(key, []).append(scen)
-    outdir = outdir or build.new_results_dir(os.environ["PVRT_BUILD"], "torture-")
+    outdir = outdir or experiment.new_results_dir(os.environ["PVRT_BUILD"], "torture-")
     rows, kernels = [], {}
     for n, ((key, cmdline, icount), scens) in enumerate(groups.items(), 1):
         if key not in kernels:      # SMP and icount groups share a kernel
@@ -360,7 +358,7 @@ def main(argv=None):
     if not os.path.isfile(os.path.join(tree, "Makefile")):
         raise TortureError(f"{tree} is not a kernel tree (run scripts/apply first)")
     rows, outdir = run(top, tree, chosen, args.duration, args.smp,
-                       log=lambda m: print(m, file=sys.stderr, flush=True))
+                       log=logs.logger("torture"))
     print(table(rows))
     for line in figures(rows):
         print(line)

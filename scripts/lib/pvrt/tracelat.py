@@ -20,18 +20,15 @@ they do is not a latency figure.  JSON and logs go to build/results/trace-<time>
 
 import argparse
 import os
-import sys
 
-from pvrt import boot, build, console, tools
+from pvrt import boot, build, console, experiment, lock, logs, tools
 from pvrt.results import save
-from pvrt import lock
 from pvrt.errors import entry
 
 TRACE_FRAGMENT = "variants/fragments/trace.config"
 
 
-def log(msg):
-    print(f"trace-latency: {msg}", file=sys.stderr, flush=True)
+log = logs.logger("trace-latency")
 
 
 def traced(top, name):
@@ -87,8 +84,8 @@ def main(argv=None):
     names = args.variants.split(",")
     for n in names:
         build.Variant(n, top)           # refuses an unknown variant before any build
-    tree, _ = build.apply_and_build(top, os.environ["PVRT_BUILD"], [], log)
-    results_dir = build.new_results_dir(os.environ["PVRT_BUILD"], "trace-")
+    tree, _ = experiment.apply_and_build(top, os.environ["PVRT_BUILD"], [], log)
+    results_dir = experiment.new_results_dir(os.environ["PVRT_BUILD"], "trace-")
     runs = []
     for n in names:
         runs.append(trace_variant(top, tree, n, args.secs, args.load, results_dir))

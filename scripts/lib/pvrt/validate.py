@@ -40,18 +40,14 @@ import sys
 import threading
 import time
 
-from pvrt import boot, build, console, devices, report, tools, torture
-from pvrt.check import kunit_counts
+from pvrt import (boot, build, console, devices, experiment, lock, logs, report, tools,
+                  torture)
+from pvrt.kunit import kunit_counts
 from pvrt.results import save
-from pvrt import lock
 from pvrt.errors import entry
 
 _print_lock = threading.Lock()
-
-
-def log(msg):
-    with _print_lock:
-        print(f"validate: {msg}", file=sys.stderr, flush=True)
+log = logs.logger("validate")
 
 
 def fmt_secs(s):
@@ -430,7 +426,7 @@ def main(argv=None):
     twins = [f"{v}-trace" for v in args.trace]
     progress_builds = len(builds) + len(twins) + (1 if args.rtla else 0)
     progress = Progress(progress_builds)     # grows by the boots below
-    tree = build.apply_tree(top, bdir, log=log)
+    tree = experiment.apply_tree(top, bdir, log=log)
     outs = {}
     for name in builds:
         key = f"build/{name}" + ("-kc" if kc else "")
@@ -448,18 +444,18 @@ def main(argv=None):
         progress.end(f"build/{var.name}", f"build {var.name}", t)
     if args.rtla:
         t = progress.start("build/rtla", "build rtla (tools/tracing/rtla)", 30)
-        build.build_rtla(tree, bdir)
+        experiment.build_rtla(tree, bdir)
         progress.end("build/rtla", "build rtla", t)
     if args.seeds:
         outs["project-seeds"] = outs["project"]
-    results_dir = results_dir or build.new_results_dir(bdir, report_dir=True)
+    results_dir = results_dir or experiment.new_results_dir(bdir, report_dir=True)
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),
             "command": "scripts/validate " + " ".join(shlex.quote(a) for a in
                                                       (argv if argv is not None
                                                        else sys.argv[1:])),
             "variants": args.variants, "load": args.load, "seconds": args.seconds,
             "runs": args.runs, "kernel_config": kc, "full": args.full,
-            **build.tree_ids(tree)}
+            **experiment.tree_ids(tree)}
     save(meta, os.path.join(results_dir, "meta.json"))
     jobs = plan(args, top, bdir, tree, outs, results_dir)
     have = {r.get("key") for r in done}

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0
+"""boot and validate against a stub qemu-system-x86_64 on PATH: timeouts,
+missing markers and the validate table, without a real QEMU."""
+
+import os
+import time
+
+import pytest
+
+from pvrt import boot, report, validate
+
+CONSOLE_OK = """\
+[    0.000000] Linux version 6.12.117+
+PVRT-BOOTED 6.12.117+ cpus=1
+PVRT-PHASE memory 1.00
+PVRT-BEGIN cyclictest
+# cyclictest start uptime 1.00 interval 200
+0:     5000:      40
+0:    10000:     310
+# Min Latencies: 00008
+# Avg Latencies: 00012
+# Max Latencies: 00310
+# Histogram Overflows: 00000
+000008 004000
+000012 005999
+000310 000001
+PVRT-END cyclictest rc=0
+PVRT-EXIT rc=0
+"""
+
+
+@pytest.fixture
+def stub(tmp_path, monkeypatch):
+    """Put a qemu-system-x86_64 on PATH that prints $STUB_CONSOLE, then
+    sleeps $STUB_SLEEP seconds (and writes its pid to $STUB_PID)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    qemu = bindir / "qemu-system-x86_64"
+    qemu.write_text('#!/bin/sh\necho $$ > "$STUB_PID"\ncat "$STUB_CONSOLE"\n'
+                    'sleep "${STUB_SLEEP:-0}"\n')
+    qemu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setenv("STUB_PID", str(tmp_path / "qemu.pid"))
+    kernel = tmp_path / "bzImage"
+    kernel.write_bytes(b"\0")
+    initrd = tmp_path / "initrd"
+    initrd.write_bytes(b"")
+
+    def run(console, sleep=0, timeout=30):
+        (tmp_path / "console").write_text(console)
+        monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
+        monkeypatch.setenv("STUB_SLEEP", str(sleep))
+        return boot.boot(str(kernel), "true", str(tmp_path / "boot.log"), initrd=str(initrd),
+                         icount=True, timeout=timeout)
+    run.pidfile = tmp_path / "qemu.pid"
+    run.kernel, run.initrd = kernel, initrd
+    return run
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_clean_boot(stub):
+    res = stub(CONSOLE_OK)
+    assert res.problems() == [] and res.rc == 0 and "cyclictest" in res.sections()
+
+
+def test_hung_guest_times_out_and_qemu_is_killed(stub):
+    t0 = time.time()
+    res = stub("PVRT-BOOTED x\n", sleep=600, timeout=2)
+    assert time.time() - t0 < 30
+    assert res.timed_out and "timed out after" in res.problems()[0]
+    pid = int(stub.pidfile.read_text())
+    assert not alive(pid)
+
+
+def test_missing_markers_are_problems(stub):
+    assert stub("Kernel panic - not syncing: VFS\n").problems()[0] == \
+        "userspace never started (no PVRT-BOOTED)"
+    assert "the command did not finish (no PVRT-EXIT)" in stub("PVRT-BOOTED x\n").problems()
+
+
+def test_validate_measure_and_table_from_the_stub(stub, tmp_path, monkeypatch):
+    (tmp_path / "console").write_text(CONSOLE_OK)
+    monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
+    monkeypatch.setattr(validate.boot.initramfs, "ensure", lambda *a: str(stub.initrd))
+    monkeypatch.setattr(validate, "kunit_counts", lambda *a: None)
+    out = tmp_path / "out"
+    (out / "arch/x86/boot").mkdir(parents=True)
+    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
+    row = validate.measure(os.environ["PVRT_TOP"], str(tmp_path / "build"), "tree", "stock", 2,
+                           "stress-set", 1, str(tmp_path), str(out))
+    assert (row["samples"], row["min"], row["max"], row["p99"]) == (10000, 8, 310, 12)
+    assert row["series"] == [(1.0, 40), (2.0, 310)] and row["phases"] == [("memory", 0.0)]
+    table = report.text_table(report.LAT_HEAD, report.latency_table([row]))
+    assert table.splitlines()[2].split() == ["stock", "stress-set", "1", "10000", "8", "10.4",
+                                             "12", "12", "12", "310", "310", "310"]

@@ -126,3 +126,15 @@ def test_latency_over_time_plot_has_a_panel_per_variant(tmp_path):
     path = report.plot_over_time(rows, str(tmp_path / "lot.png"), "stress-set")
     assert path and os.path.getsize(path) > 1000
     assert report.plot_over_time(rows[2:], str(tmp_path / "none.png"), "none") is None
+
+
+def test_progress_expects_the_last_run_of_the_same_step(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path))
+    p = validate.Progress(2)
+    t = p.start("stock: cyclictest 60 s", "stock: cyclictest 60 s", 420)
+    assert "[1/2] stock: cyclictest 60 s: started, expected ~7m00s" in capsys.readouterr().err
+    p.end("stock: cyclictest 60 s", "stock: cyclictest 60 s", t - 150)
+    assert "[1 of 2 done] stock: cyclictest 60 s: 2m30s" in capsys.readouterr().err
+    q = validate.Progress(1)            # the next run expects what this one took
+    assert q.expected("stock: cyclictest 60 s", 420) == 150
+    assert q.expected("stock: cyclictest 20 s", 180) == 180

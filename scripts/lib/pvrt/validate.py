@@ -61,7 +61,7 @@ class Progress:
     else an estimate) and the run's elapsed time."""
 
     def __init__(self, total):
-        self.total, self.done, self.t0 = total, 0, time.time()
+        self.total, self.done, self.started, self.t0 = total, 0, 0, time.time()
         self.path = os.path.join(os.environ.get("PVRT_CACHE", "/tmp"),
                                  "validate-timings.json")
         try:
@@ -75,7 +75,10 @@ class Progress:
 
     def start(self, key, label, guess):
         exp = self.expected(key, guess)
-        log(f"[{self.done + 1}/{self.total}] {label}: started, expected ~{fmt_secs(exp)}"
+        with _print_lock:
+            self.started += 1
+            n = self.started
+        log(f"[{n}/{self.total}] {label}: started, expected ~{fmt_secs(exp)}"
             f" (elapsed {fmt_secs(time.time() - self.t0)})")
         return time.time()
 
@@ -89,7 +92,7 @@ class Progress:
                 save(self.timings, self.path)
             except OSError:
                 pass
-        log(f"[{self.done}/{self.total}] {label}: done in {fmt_secs(took)}"
+        log(f"[{self.done} of {self.total} done] {label}: {fmt_secs(took)}"
             f" (elapsed {fmt_secs(time.time() - self.t0)})")
 
 
@@ -311,7 +314,8 @@ def run_jobs(jobs, progress, nworkers, results_json, done_rows):
     def one(job):
         if stopping.is_set():
             return
-        t = progress.start(job.key, job.label, job.guess)
+        # Timings are kept by label: it names the kernel, load and seconds.
+        t = progress.start(job.label, job.label, job.guess)
         got = job.fn()
         if stopping.is_set():
             return                      # killed under it: not a measurement
@@ -320,7 +324,7 @@ def run_jobs(jobs, progress, nworkers, results_json, done_rows):
         with lock:
             rows.extend(got)
             save(rows, results_json)
-        progress.end(job.key, job.label, t)
+        progress.end(job.label, job.label, t)
         for r in got:
             for p in r.get("problems") or []:
                 log(f"  {job.label}: {p}")
@@ -464,7 +468,7 @@ def main(argv=None):
         log(f"resuming {results_dir}: {len(jobs) - len(todo)} of {len(jobs)} measurements kept")
     progress.total += len(todo)
     log(f"{len(todo)} boots, {args.jobs} at a time; expected"
-        f" ~{fmt_secs(sum(progress.expected(j.key, j.guess) for j in todo) / args.jobs)}")
+        f" ~{fmt_secs(sum(progress.expected(j.label, j.guess) for j in todo) / args.jobs)}")
     rows = run_jobs(todo, progress, args.jobs, os.path.join(results_dir, "results.json"), done)
     paths = report.write(rows, meta, results_dir)
     print_summary(rows, meta, paths)

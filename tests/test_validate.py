@@ -19,6 +19,7 @@ def _no_build(monkeypatch, tmp_path):
                         str(tmp_path / "out" / var.name))
     monkeypatch.setattr(experiment, "tree_ids", lambda tree: {"base": "b", "tip": "t"})
     monkeypatch.setattr(validate.tools, "require", lambda *a: None)
+    monkeypatch.setattr(validate.initramfs, "ensure", lambda *a: "initrd")
 
 
 def _row(variant, load, run_no, mx):

@@ -40,8 +40,8 @@ import sys
 import threading
 import time
 
-from pvrt import (boot, build, console, devices, experiment, lock, logs, report, tools,
-                  torture)
+from pvrt import (boot, build, console, devices, experiment, initramfs, lock, logs, report,
+                  tools, torture)
 from pvrt.kunit import kunit_counts
 from pvrt.results import save
 from pvrt.errors import entry
@@ -452,6 +452,9 @@ def main(argv=None):
         progress.end("build/rtla", "build rtla", t)
     if args.seeds:
         outs["project-seeds"] = outs["project"]
+    # The guest's initramfs (with the rtla just built), once, before boots
+    # run side by side.
+    initramfs.ensure(top, bdir)
     results_dir = results_dir or experiment.new_results_dir(bdir, report_dir=True)
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),
             "command": "scripts/validate " + " ".join(shlex.quote(a) for a in

@@ -125,6 +125,8 @@ def inputs_digest(top):
 def ensure(top, build_dir):
     """Path of an up-to-date initramfs under BUILD_DIR, building it if needed."""
     out = os.path.join(build_dir, f"initramfs-{inputs_digest(top)}.cpio.gz")
+    if os.path.exists(out):
+        return out                      # complete: it is renamed into place
     with lock.held(out, "initramfs"):
         if not os.path.exists(out):
             build(top, out + ".tmp")

@@ -72,3 +72,48 @@ def test_stale_bisect_worktree_repairs_itself(tmp_path):
     head = repo(tree)
     gitutil.ensure_worktree(str(tree), str(wt), head)
     assert gitutil.out(["git", "-C", str(wt), "rev-parse", "HEAD"]) == head
+
+
+def _recording_check(tmp_path, monkeypatch, calls, fail_build=False):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    class Rec(check.Check):
+        def prepare(self, need):
+            calls.append(f"prepare {need}")
+
+    for key, _title, fn in check.Check.STAGES:
+        monkeypatch.setattr(Rec, fn, lambda self, key=key: calls.append(key), raising=False)
+    return Rec
+
+
+@pytest.mark.parametrize("only, want", [
+    ("boot", ["prepare workspace", "prepare project", "boot"]),
+    ("series,boot", ["series", "prepare project", "boot"]),
+    ("series,x86_64,boot", ["series", "x86_64", "boot"]),
+    ("kunit-uml", ["prepare workspace", "prepare uml", "kunit-uml"]),
+    ("tools", ["tools"]),
+])
+def test_a_stage_gets_what_it_needs_when_its_maker_is_not_selected(tmp_path, monkeypatch,
+                                                                    only, want):
+    calls = []
+    Rec = _recording_check(tmp_path, monkeypatch, calls)
+    Rec(argparse.Namespace(only=only)).main()
+    assert calls == want
+
+
+def test_a_failed_build_keeps_its_lint_cases(tmp_path, monkeypatch, capsys):
+    """The project kernel does not build: the W=1/sparse cases still count, as failures."""
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    def broken(*a, **k):
+        raise subprocess.CalledProcessError(2, ["make", "bzImage"])
+
+    monkeypatch.setattr(check.build, "build", broken)
+    c = check.Check(argparse.Namespace(only="x86_64"))
+    monkeypatch.setattr(c, "changed_lines", lambda: {"kernel/a.c": None, "kernel/b.c": {3}})
+    c.st_x86_build()
+    assert (c.res.passed, c.res.failed) == (0, 3)
+    assert "make bzImage exited with 2" in capsys.readouterr().out

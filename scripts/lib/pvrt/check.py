@@ -17,7 +17,8 @@ import tempfile
 import time
 import traceback
 
-from pvrt import base, boot, build, console, gitutil, kunit, lock, series, torture
+from pvrt import (base, boot, build, console, errors, gitutil, kunit, lock, series,
+                  torture)
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
 
@@ -340,16 +341,32 @@ class Check:
                 skipped.append(f)
         return objs, skipped
 
+    def build_case(self, stage, name, variant):
+        """Build VARIANT as one case; returns its output directory or None."""
+        try:
+            out = build.build(self.top, self.tree, variant,
+                              log=lambda m: print("  " + m, flush=True))
+        except (subprocess.CalledProcessError, PvrtError) as e:
+            self.res.case(stage, name, False, errors.describe(e))
+            return None
+        self.res.case(stage, name, True)
+        return out
+
     def st_x86_build(self):
-        out = build.build(self.top, self.tree, "project",
-                          log=lambda m: print("  " + m, flush=True))
-        self.res.case("x86_64", "project kernel builds (x86_64)",
-                      os.path.exists(build.kernel_image(out)))
+        out = self.build_case("x86_64", "project kernel builds (x86_64)", "project")
         changed = self.changed_lines()
         cfiles = sorted(f for f in changed if f.endswith(".c"))
         if not cfiles:
             print("  (the series adds or touches no C file yet: no W=1/sparse targets)")
             return
+        if out is None:
+            # No build, no lint: every file the lint would cover fails, so
+            # that the totals of a broken run stay those of a good one.
+            for f in cfiles:
+                self.res.case("x86_64", f"W=1 and sparse clean on the series' lines: {f}",
+                              False, "not linted: the project kernel did not build")
+            return
+        self.project_built = True
         objs, skipped = self.lint_objects(out, cfiles)
         for f in skipped:
             print(f"  (not built in the project config, not linted: {f})")
@@ -375,10 +392,7 @@ class Check:
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
 
     def st_allnoconfig(self):
-        out = build.build(self.top, self.tree, "allnoconfig",
-                          log=lambda m: print("  " + m, flush=True))
-        self.res.case("x86_64", "allnoconfig (every feature off) builds",
-                      os.path.exists(build.kernel_image(out)))
+        self.build_case("allnoconfig", "allnoconfig (every feature off) builds", "allnoconfig")
 
     def st_x86_kunit(self):
         kcfgs = self.kunitconfigs(self.tree, "x86_64")
@@ -506,14 +520,48 @@ class Check:
         ("kunit-debug", "KUnit on x86_64 with the debug fragment", "st_debug_kunit"),
     ]
 
+    # What a stage needs that an earlier stage makes: with --only, what the
+    # selection lacks is made first (each maker is incremental: it builds
+    # only what is stale).
+    NEEDS = {"checkpatch": ["workspace"], "bisect": ["workspace"],
+             "kunit-uml": ["workspace", "uml"], "x86_64": ["workspace"],
+             "allnoconfig": ["workspace"], "kunit-x86_64": ["workspace"],
+             "boot": ["workspace", "project"], "torture": ["workspace"],
+             "kunit-debug": ["workspace"]}
+    MAKERS = {"workspace": "series", "uml": "bisect", "project": "x86_64"}
+
+    def prepare(self, need):
+        """Make NEED, which no selected stage makes."""
+        if need == "workspace":
+            res = self.run([os.path.join(self.top, "scripts/apply"), "--force"])
+            if res.returncode:
+                raise PvrtError("no workspace: " + self.tail(res.stderr, 5))
+        elif need == "uml":
+            res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "build",
+                            f"--build_dir={self.uml_build}", f"--jobs={build.jobs()}",
+                            f"--make_options=CC={cc()}"] +
+                           [f"--kunitconfig={k}" for k in self.kunitconfigs(self.tree, "um")],
+                           "kunit-uml-build.log", cwd=self.tree)
+            if res.returncode:
+                raise PvrtError("the UML KUnit kernel did not build; see"
+                                " build/check/logs/kunit-uml-build.log")
+        elif need == "project":
+            build.build(self.top, self.tree, "project", log=lambda m: print("  " + m, flush=True))
+
     def main(self):
         t0 = time.time()
         only = set(self.args.only.split(",")) if self.args.only else None
+        self.uml_build = os.path.join(self.bdir, "out", "uml")
+        selected = [k for k, _t, _f in self.STAGES if not only or k in only]
+        made = set()
         for key, title, fn in self.STAGES:
-            if only and key not in only:
+            if key not in selected:
                 continue
-            if key in ("kunit-uml",) and not hasattr(self, "uml_build"):
-                self.uml_build = os.path.join(self.bdir, "out", "uml")
+            for need in self.NEEDS.get(key, []):
+                if need not in made and self.MAKERS[need] not in selected:
+                    self.stage(f"prepare: {need} (for {key})",
+                               lambda need=need: self.prepare(need))
+                made.add(need)
             self.stage(title, getattr(self, fn))
         print("\n=== stage wall times")
         for name, dt in self.times:

@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 
-from pvrt import (base, boot, build, console, errors, gitutil, kunit, lock, series,
+from pvrt import (base, boot, build, console, errors, gitutil, kunit, lint, lock, series,
                   torture)
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
@@ -202,23 +202,9 @@ class Check:
             self.res.case("series", f"git am kernel-patches/*.patch ({len(patches)} patches)"
                           " gives the tree apply gives", ok, detail)
 
-    def checkpatch_allow(self):
-        allow = {}
-        path = os.path.join(self.top, "queue", "checkpatch-checks")
-        if os.path.exists(path):
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    line = line.strip()
-                    if line and not line.startswith("#"):
-                        key, _, reason = line.partition(" ")
-                        if not reason.strip():
-                            raise PvrtError(f"queue/checkpatch-checks: '{key}' has no reason")
-                        allow[key] = reason
-        return allow
-
     def st_checkpatch(self):
         """checkpatch.pl --strict from the top of the workspace, as maintainers run it."""
-        allow = self.checkpatch_allow()
+        allow = lint.checkpatch_allow(self.top)
         pdir = os.path.join(self.top, "kernel-patches")
         files = sorted(n for n in os.listdir(pdir) if n.endswith(".patch"))
         qnames = [p.name for p in series.load(self.top)]
@@ -230,29 +216,11 @@ class Check:
             res = subprocess.run(["scripts/checkpatch.pl", "--strict", "--show-types", "--terse",
                                   os.path.join(pdir, name)],
                                  capture_output=True, text=True, cwd=self.tree)
-            bad, allowed = [], 0
-            for line in res.stdout.splitlines():
-                m = re.match(r"^.*?: (ERROR|WARNING|CHECK):(\w+):", line)
-                if not m:
-                    continue
-                level, typ = m.groups()
-                key = f"{qname}:{typ}"
-                if key in allow:
-                    print(f"        listed {level} {typ}: {allow[key]}")
-                    unused.discard(key)
-                    allowed += 1
-                    continue
-                bad.append(line)
-            total = re.search(r"total: (\d+) errors, (\d+) warnings, (\d+) checks", res.stdout)
-            if not total:               # --terse prints no summary when all is clean
-                if res.returncode:
-                    bad.append(f"checkpatch exited {res.returncode}: "
-                               + self.tail(res.stdout + res.stderr))
-            elif (int(total.group(1)) + int(total.group(2)) + int(total.group(3)) != allowed
-                  or bad):
-                bad.append(total.group(0))
-            if res.stderr.strip():
-                bad.append(res.stderr.strip())
+            bad, used = lint.checkpatch_verdict(res.stdout, res.stderr, res.returncode, qname,
+                                                allow)
+            for key in used:
+                print(f"        listed {key}: {allow[key]}")
+            unused -= set(used)
             self.res.case("checkpatch", f"checkpatch --strict {name}", not bad, "\n".join(bad))
         self.res.case("checkpatch", "every entry of queue/checkpatch-checks still occurs",
                       not unused, "stale: " + ", ".join(sorted(unused)))
@@ -295,51 +263,7 @@ class Check:
         self.kunit("kunit-uml", "KUnit on UML", ["exec"], self.uml_build, "kunit-uml.log")
 
     def changed_lines(self):
-        """{path: None (new file) or set of changed line numbers} for C files."""
-        out = {}
-        diff = gitutil.run(["git", "-C", self.tree, "diff", "-U0", "--no-color",
-                            base.BASE_REF, "HEAD", "--", "*.c", "*.h"]).stdout
-        path = None
-        for line in diff.splitlines():
-            if line.startswith("+++ "):
-                path = line[6:] if line.startswith("+++ b/") else None
-                if path:
-                    out.setdefault(path, set())
-            elif line.startswith("@@") and path:
-                m = re.match(r"^@@ -\S+ \+(\d+)(?:,(\d+))? @@", line)
-                start, count = int(m.group(1)), int(m.group(2) or 1)
-                out[path].update(range(start, start + count))
-        added = gitutil.out(["git", "-C", self.tree, "diff", "--name-only", "--diff-filter=A",
-                             base.BASE_REF, "HEAD"]).split()
-        for f in added:
-            if f in out:
-                out[f] = None
-        return out
-
-    def lint_objects(self, out, cfiles):
-        """{object: [C files]}: the object each changed C file is compiled in."""
-        objs, skipped = {}, []
-        for f in cfiles:
-            obj = f[:-2] + ".o"
-            if os.path.exists(os.path.join(out, obj)):
-                objs.setdefault(obj, []).append(f)
-                continue
-            # A .c #included by another (kernel/sched/syscalls.c in build_policy.c).
-            d, name = os.path.dirname(f), os.path.basename(f)
-            for cand in sorted(os.listdir(os.path.join(self.tree, d))):
-                cpath = os.path.join(d, cand)
-                if not cand.endswith(".c") or cpath == f:
-                    continue
-                with open(os.path.join(self.tree, cpath), encoding="utf-8",
-                          errors="replace") as fh:
-                    if f'#include "{name}"' not in fh.read():
-                        continue
-                if os.path.exists(os.path.join(out, cpath[:-2] + ".o")):
-                    objs.setdefault(cpath[:-2] + ".o", []).append(f)
-                    break
-            else:
-                skipped.append(f)
-        return objs, skipped
+        return lint.changed_lines(self.tree)
 
     def build_case(self, stage, name, variant):
         """Build VARIANT as one case; returns its output directory or None."""
@@ -367,26 +291,13 @@ class Check:
                               False, "not linted: the project kernel did not build")
             return
         self.project_built = True
-        objs, skipped = self.lint_objects(out, cfiles)
+        objs, skipped = lint.lint_objects(self.tree, out, cfiles)
         for f in skipped:
             print(f"  (not built in the project config, not linted: {f})")
-        diag = re.compile(r"^(\S+?):(\d+):(?:\d+:)? (warning|error): (.*)$")
         for obj, files in sorted(objs.items()):
             res = self.run(["make", f"O={out}", f"CC={cc()}", "W=1", "C=2", obj],
                            cwd=self.tree)
-            bad = []
-            for line in (res.stdout + res.stderr).splitlines():
-                m = diag.match(line.strip())
-                if not m:
-                    continue
-                path = os.path.relpath(os.path.abspath(os.path.join(self.tree, m.group(1))),
-                                       self.tree)
-                # Compiler errors fail the make; what sparse calls an error
-                # (e.g. the __rcu address-space checks the scheduler fails in
-                # the base tree) counts, like a warning, on the series' lines.
-                lines = changed.get(path, set())
-                if path in changed and (lines is None or int(m.group(2)) in lines):
-                    bad.append(line.strip())
+            bad = lint.diagnostics_on_changed_lines(res.stdout + res.stderr, self.tree, changed)
             self.res.case("x86_64", f"W=1 and sparse clean on the series' lines: {obj}"
                           f" ({', '.join(files)})", res.returncode == 0 and not bad,
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))

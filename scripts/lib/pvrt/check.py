@@ -290,7 +290,6 @@ class Check:
                 self.res.case("x86_64", f"W=1 and sparse clean on the series' lines: {f}",
                               False, "not linted: the project kernel did not build")
             return
-        self.project_built = True
         objs, skipped = lint.lint_objects(self.tree, out, cfiles)
         for f in skipped:
             print(f"  (not built in the project config, not linted: {f})")

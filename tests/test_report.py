@@ -103,3 +103,16 @@ def test_report_written_with_plots(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "| max latency under stress-set: project / stock PREEMPT | 0.33" in md
     assert "![survival](survival.png)" in md
+
+
+def test_a_missed_latency_goal_names_the_tracer_sections():
+    rows = [lat(v, 1, {5: 99, mx: 1}, mx) for v, mx in (("stock", 900), ("project", 800))]
+    assert report.remaining_causes(rows, "stress-set") == []       # no tracer run
+    rows.append({"kind": "trace", "variant": "project", "sections": [
+        {"second": 1, "latency_us": 1600, "task": "stress-ng-vm", "started": "free_pcppages",
+         "ended": "_raw_spin_unlock_irqrestore", "stack": ["free_unref_page_commit"],
+         "lock_op": "_raw_spin_unlock_irqrestore", "caller": "free_unref_page_commit"}]})
+    (line,) = report.remaining_causes(rows, "stress-set")
+    assert line.startswith("1600 us: free_unref_page_commit (_raw_spin_unlock_irqrestore;")
+    md = report.markdown(rows, {"load": "stress-set"}, {})
+    assert "- 1600 us: free_unref_page_commit" in md

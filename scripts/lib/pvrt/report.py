@@ -119,6 +119,21 @@ def _verdict(ratio, limit, runs, need_runs=3):
     return v
 
 
+def remaining_causes(rows, load, top=3):
+    """When a latency goal is missed: the project kernel's worst sections
+    with preemption or interrupts off, from its tracer run, as lines."""
+    if not any(h[3].startswith("missed") and h[0].startswith("max latency")
+               for h in headline(rows, load)):
+        return []
+    trace = next((r for r in rows if r.get("kind") == "trace" and r["variant"] == "project"),
+                 None)
+    if not trace:
+        return []
+    return [f"{g['max_us']} us: {g['caller']} ({g['lock_op'] or 'no lock op'};"
+            f" {g['started']} -> {g['ended']}; task {g['task']})"
+            for g in console.worst_sections(trace.get("sections") or [], top)]
+
+
 def text_table(head, rows):
     cells = [list(map(str, head))] + [[("-" if c is None else str(c)) for c in r] for r in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(head))]
@@ -355,17 +370,11 @@ def markdown(rows, meta, plots):
            f"- main load: {load}, {meta.get('seconds')} s per run, {meta.get('runs')} runs per"
            " kernel, interleaved", ""]
     md += ["## Headline", "", md_table(HEADLINE_HEAD, headline(rows, load)), ""]
-    missed = [h for h in headline(rows, load) if h[3].startswith("missed")]
-    traces = {r["variant"]: r for r in rows if r.get("kind") == "trace"}
-    if missed and "project" in traces:
-        worst = console.worst_sections(traces["project"].get("sections") or [], 3)
-        if worst:
-            md += ["What the tracer names as the project kernel's worst remaining sections"
-                   " (preemption or interrupts off):", ""]
-            for g in worst:
-                md.append(f"- {g['max_us']} us: {g['caller']} ({g['lock_op'] or 'no lock op'};"
-                          f" {g['started']} -> {g['ended']}; task {g['task']})")
-            md.append("")
+    causes = remaining_causes(rows, load)
+    if causes:
+        md += ["What the tracer names as the project kernel's worst remaining sections"
+               " (preemption or interrupts off), the cause of the missed latency goals:", ""]
+        md += [f"- {c}" for c in causes] + [""]
     md += ["## cyclictest -m -p 99 -i 200 (us)", "",
            "Percentiles from the pooled 1 us histograms: the smallest L with at least P % of"
            " the samples at or below L.", "", md_table(LAT_HEAD, latency_table(rows)), ""]

@@ -364,6 +364,11 @@ def print_summary(rows, meta, paths):
     if head:
         print("\nHeadline (ratios of this run):\n")
         print(report.text_table(report.HEADLINE_HEAD, head))
+    causes = report.remaining_causes(rows, load)
+    if causes:
+        print("\nThe project kernel's worst preemption/interrupts-off sections (tracer):")
+        for c in causes:
+            print(f"  {c}")
     for r in rows:
         for p in r.get("problems") or []:
             print(f"  problem: {r.get('kind', 'latency')} {r.get('variant', '')}"

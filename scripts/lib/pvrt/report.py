@@ -370,6 +370,7 @@ def markdown(rows, meta, plots):
            f"- main load: {load}, {meta.get('seconds')} s per run, {meta.get('runs')} runs per"
            " kernel, interleaved", ""]
     md += ["## Headline", "", md_table(HEADLINE_HEAD, headline(rows, load)), ""]
+    traces = {r["variant"]: r for r in rows if r.get("kind") == "trace"}
     causes = remaining_causes(rows, load)
     if causes:
         md += ["What the tracer names as the project kernel's worst remaining sections"

@@ -117,3 +117,22 @@ def test_a_failed_build_keeps_its_lint_cases(tmp_path, monkeypatch, capsys):
     c.st_x86_build()
     assert (c.res.passed, c.res.failed) == (0, 3)
     assert "make bzImage exited with 2" in capsys.readouterr().out
+
+
+def test_make_check_works_in_its_own_tree(tmp_path, monkeypatch):
+    """make check never touches the developer's workspace build/linux: it
+    applies and builds in build/check, under that directory's lock."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    seen = {}
+
+    def fake_main(self):
+        seen["tree"], seen["bdir"] = self.tree, self.bdir
+        seen["env"] = os.environ["PVRT_BUILD"]
+        return 0
+
+    monkeypatch.setattr(check.Check, "main", fake_main)
+    assert check.main(["--only", "tools"]) == 0
+    assert seen["tree"] == str(tmp_path / "build" / "check" / "linux")
+    assert seen["env"] == seen["bdir"] == str(tmp_path / "build" / "check")
+    assert (tmp_path / "build" / "check" / "run.lock").exists()

@@ -433,7 +433,8 @@ def main(argv=None):
     kc = os.path.abspath(args.kernel_config) if args.kernel_config else None
     builds = list(dict.fromkeys(build.Variant(v, top).build_name for v in args.variants))
     twins = [f"{v}-trace" for v in args.trace]
-    progress_builds = len(builds) + len(twins) + (1 if args.rtla else 0)
+    progress_builds = (len(builds) + len(twins) + (1 if args.rtla else 0)
+                       + (1 if args.seeds and kc else 0))
     progress = Progress(progress_builds)     # grows by the boots below
     tree = experiment.apply_tree(top, bdir, log=log)
     outs = {}
@@ -456,7 +457,13 @@ def main(argv=None):
         experiment.build_rtla(tree, bdir)
         progress.end("build/rtla", "build rtla", t)
     if args.seeds:
+        # The seed experiments need the project's benchmark modules: its
+        # own configuration, also under --kernel-config.
         outs["project-seeds"] = outs["project"]
+        if kc:
+            t = progress.start("build/project", "build project (seed experiments)", 600)
+            outs["project-seeds"] = build.build(top, tree, "project", log=log)
+            progress.end("build/project", "build project (seed experiments)", t)
     # The guest's initramfs (with the rtla just built), once, before boots
     # run side by side.
     initramfs.ensure(top, bdir)

@@ -177,7 +177,7 @@ class Check:
         self.res.case("series", "export --check: kernel-patches/ matches the sources",
                       res.returncode == 0, (res.stderr or res.stdout).strip())
         res = self.run([os.path.join(self.top, "scripts/apply"), "--force"])
-        self.res.case("series", "apply: workspace build/linux", res.returncode == 0,
+        self.res.case("series", "apply: the check tree build/check/linux", res.returncode == 0,
                       self.tail(res.stderr))
         if res.returncode:
             raise PvrtError("no workspace: later stages cannot run")

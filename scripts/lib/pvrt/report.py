@@ -292,8 +292,9 @@ def plot_over_time(rows, path, load):
             firsts[r["variant"]] = r
     if not firsts:
         return None
+    # One y scale for every panel: the kernels compare at a glance.
     fig, axes = plt.subplots(len(firsts), 1, figsize=(9, 2.2 * len(firsts) + 0.8),
-                             sharex=True, squeeze=False)
+                             sharex=True, sharey=True, squeeze=False)
     for ax, (variant, r) in zip(axes[:, 0], firsts.items()):
         xs = [t for t, _ in r["series"]]
         ax.plot(xs, [v for _, v in r["series"]], drawstyle="steps-pre", color="black",

@@ -79,15 +79,15 @@ def headline(rows, load="stress-set"):
                   f" medians {proj['median_max']:.0f} / {other['median_max']:.0f}")
         runs = min(proj["runs"], other["runs"])
         verdict = _verdict(ratio, limit, runs)
-        out.append((f"max latency under {load}: project / {name}", f"{ratio:.2f} ({spread})",
+        out.append((f"max latency under {load}: project / {name}", f"{_fmt_ratio(ratio)} ({spread})",
                     f"<= {limit}", verdict))
     for r in rows:
         if r.get("kind") == "chain" and r.get("lock") == "pv_mutex" and r.get("bound_us"):
             ratio = r["wait_max_us"] / r["bound_us"]
             out.append(("chained inversion, pv_mutex: high's wait / (T_cs + 2 T_sched)",
-                        f"{ratio:.2f} ({r['wait_max_us']} / {r['bound_us']} us)",
+                        f"{_fmt_ratio(ratio)} ({r['wait_max_us']} / {r['bound_us']} us)",
                         f"<= {GOAL_CHAIN}", "met" if ratio <= GOAL_CHAIN else
-                        f"missed by {ratio / GOAL_CHAIN - 1:.0%}"))
+                        _missed(ratio, GOAL_CHAIN)))
     for iload in dict.fromkeys(r.get("load") for r in rows if r.get("kind") == "ikt"):
         ikt = {r["handler"]: r for r in rows if r.get("kind") == "ikt" and r.get("load") == iload}
         if "IKT thread" not in ikt or "threadirqs" not in ikt:
@@ -97,7 +97,7 @@ def headline(rows, load="stress-set"):
             if ratio is None:
                 continue
             out.append((f"interrupt response {field} under {iload}: IKT thread / threadirqs",
-                        f"{ratio:.2f} ({ikt['IKT thread'][field] / 1000:.1f} /"
+                        f"{_fmt_ratio(ratio)} ({ikt['IKT thread'][field] / 1000:.1f} /"
                         f" {ikt['threadirqs'][field] / 1000:.1f} us)", f"<= {GOAL_IKT}",
                         _verdict(ratio, GOAL_IKT, 1, need_runs=1)))
     return out
@@ -110,10 +110,19 @@ def _span(vals):
     return f"{min(vals)}" if len(vals) == 1 else f"{min(vals)}..{max(vals)}"
 
 
+def _missed(ratio, limit):
+    over = ratio / limit
+    return f"missed by {over - 1:.0%}" if over < 2 else f"missed: {over:.1f} x the limit"
+
+
+def _fmt_ratio(r):
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
+
+
 def _verdict(ratio, limit, runs, need_runs=3):
     if ratio is None:
         return "-"
-    v = "met" if ratio <= limit else f"missed by {ratio / limit - 1:.0%}"
+    v = "met" if ratio <= limit else _missed(ratio, limit)
     if runs < need_runs:
         v += f" ({runs} run{'s' if runs != 1 else ''}: not a claim)"
     return v

@@ -53,3 +53,6 @@ def test_one_percentile_convention_everywhere():
            "max": 20900, "hist": hist}
     (p,) = bench_ikt.pool([row])
     assert (p["p50"], p["p99"]) == (3000, 7000)
+    # Never outside the exact extremes: a 3.4 us minimum lies in the 3 us bucket.
+    (p,) = bench_ikt.pool([dict(row, min=3400)])
+    assert p["p50"] == 3400

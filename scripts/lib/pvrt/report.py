@@ -51,7 +51,10 @@ def pool(rows):
         p["avg_sum"] += r["avg"] * r["samples"]
         p["samples"] += r["samples"]
     pooled = {}
-    for v, p in out.items():
+    # The order of the main job's table, whatever order the runs ended in.
+    order = ["stock", "threadirqs", "rt", "project"]
+    for v, p in sorted(out.items(), key=lambda kv: (order.index(kv[0]) if kv[0] in order
+                                                    else len(order), kv[0])):
         lat = console.Latency(p["hist"], p["overflows"], min(p["mins"]),
                               p["avg_sum"] / p["samples"] if p["samples"] else 0,
                               max(p["maxes"]))

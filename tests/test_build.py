@@ -106,6 +106,6 @@ def test_kernel_config_is_the_start_and_changes_are_listed(tmp_path, monkeypatch
 
     monkeypatch.setattr(build.subprocess, "run", fake_run)
     added = build.configure(str(tmp_path), str(tmp_path), var, str(out))
-    assert added == ["CONFIG_PREEMPT: wanted y, got n"]
+    assert added == ["CONFIG_PREEMPT=y (was n)"]
     assert "CONFIG_USB=m" in (out / ".config").read_text()
     assert any(c[0] == "scripts/kconfig/merge_config.sh" for c in ran)

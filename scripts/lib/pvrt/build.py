@@ -175,7 +175,10 @@ def configure(top, tree, variant, out):
         shutil.copyfile(variant.base_config, os.path.join(out, ".config"))
         subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=tree, check=True,
                        stdout=subprocess.DEVNULL)
-        added = check_config(text, os.path.join(out, ".config"))
+        with open(os.path.join(out, ".config"), encoding="utf-8") as f:
+            have = parse_fragment(f.read())
+        added = [f"{k}={v} (was {have.get(k, 'n')})"
+                 for k, v in parse_fragment(text).items() if have.get(k, "n") != v]
     if variant.base or variant.base_config:
         if variant.base and not variant.base_config:
             subprocess.run(make_cmd(out, variant.arch, variant.base), cwd=tree, check=True,

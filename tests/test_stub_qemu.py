@@ -102,3 +102,34 @@ def test_validate_measure_and_table_from_the_stub(stub, tmp_path, monkeypatch):
     table = report.text_table(report.LAT_HEAD, report.latency_table([row]))
     assert table.splitlines()[2].split() == ["stock", "stress-set", "1", "10000", "8", "10.4",
                                              "12", "12", "12", "310", "310", "310"]
+
+
+def chain_console(mutex_verdict):
+    out = ["PVRT-BOOTED x"]
+    for scen, verdict, wait in (("PVLOCK09", "SUCCESS", 46601), ("PVLOCK10", "SUCCESS", 46602),
+                                ("PVLOCK11", mutex_verdict, 548267)):
+        out += [f"PVRT-BEGIN torture-{scen}",
+                "pi_football: T_sched max 5 us (100 wake-ups per CPU), T_cs max 46577 us,"
+                " calibration wait max 46590 us",
+                f"pi_football: high's wait with offense max {wait} us, bound T_cs + 2 T_sched"
+                " 46588 us, ratio 1.00 (limit 1.10)",
+                f"pi_football: End of test: {verdict}",
+                f"PVRT-END torture-{scen} rc={0 if verdict == 'SUCCESS' else 1}"]
+    return "\n".join(out + ["PVRT-EXIT rc=0", ""])
+
+
+@pytest.mark.parametrize("mutex_verdict, problems", [("FAILURE", 0), ("SUCCESS", 1)])
+def test_chain_rows_judged_as_cflist_expects(stub, tmp_path, monkeypatch, mutex_verdict,
+                                             problems):
+    """The seed experiment boots the CFLIST chain scenarios: a plain mutex
+    that meets the bound is a problem (the check would be blind)."""
+    (tmp_path / "console").write_text(chain_console(mutex_verdict))
+    monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
+    monkeypatch.setattr(validate.boot.initramfs, "ensure", lambda *a: str(stub.initrd))
+    out = tmp_path / "out"
+    (out / "arch/x86/boot").mkdir(parents=True)
+    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
+    rows = validate.measure_chain(os.environ["PVRT_TOP"], str(out), 5, str(tmp_path))
+    assert [(r["lock"], r["wait_max_us"], r["bound_us"]) for r in rows] == [
+        ("pv_mutex", 46601, 46588), ("rt_mutex", 46602, 46588), ("mutex", 548267, 46588)]
+    assert sum(len(r["problems"]) for r in rows) == problems

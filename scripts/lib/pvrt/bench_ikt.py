@@ -159,6 +159,21 @@ def plot(rows, path):
     return True
 
 
+def boot_one(out, load, kernel, append, label, samples, log_path):
+    """One icount boot of kernel OUT running ikt_bench under LOAD with the
+    boot parameters APPEND: (rows, problems)."""
+    res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={samples}",
+                    log_path, modroot=os.path.join(out, "modroot"), icount=True,
+                    timeout=3600, append=("kunit.enable=0 " + append).strip())
+    found, done = parse(res.text)
+    problems = res.problems() + ([] if done else [f"no 'ikt_bench: done' (see {log_path})"])
+    timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
+    rows = [dict(found[mode], load=load, handler=handler, boot=append, log=log_path)
+            for mode, handler in (("hard", "hard"), ("thread", label), ("timer", timer))
+            if mode in found]
+    return rows, problems
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/bench-ikt", description=__doc__,
                                  epilog="example:\n  scripts/bench-ikt --samples 2000"
@@ -188,18 +203,9 @@ def main(argv=None):
         for kernel, append, label in KERNELS[load]:
             log_path = os.path.join(results, f"{load}-{kernel}-{run}.log")
             logs.logger("bench-ikt")(f"{load}, {kernel} boot ({append or 'default'}), run {run}")
-            res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={args.samples}",
-                            log_path, modroot=os.path.join(out, "modroot"), icount=True,
-                            timeout=3600, append=("kunit.enable=0 " + append).strip())
-            found, done = parse(res.text)
-            if not done:
-                problems.append(f"{load}/{kernel}: no 'ikt_bench: done' (see {log_path})")
-            problems += [f"{load}/{kernel}: {p}" for p in res.problems()]
-            timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
-            for mode, handler in (("hard", "hard"), ("thread", label), ("timer", timer)):
-                if mode in found:
-                    rows.append(dict(found[mode], load=load, handler=handler, boot=append,
-                                     log=log_path, run=run))
+            got, bad = boot_one(out, load, kernel, append, label, args.samples, log_path)
+            rows += [dict(r, run=run) for r in got]
+            problems += [f"{load}/{kernel}: {p}" for p in bad]
             # Kept as measured: an interrupted run loses no earlier boot.
             save(rows, os.path.join(results, "bench.json"))
     runs = rows

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Thin wrappers around the git command line."""
 
+import os
+import shutil
 import subprocess
 from pvrt.errors import PvrtError
 
@@ -31,8 +33,6 @@ def ensure_worktree(repo, wt, commit):
     exists: every git command in it fails.  Such a directory, or one that
     belongs to another repository, is removed and added again.
     """
-    import os
-    import shutil
     res = subprocess.run(["git", "-C", wt, "rev-parse", "--path-format=absolute",
                           "--git-common-dir"], capture_output=True, text=True)
     mine = os.path.realpath(os.path.join(repo, ".git"))

@@ -17,7 +17,7 @@ import math
 import os
 import statistics
 
-from pvrt import console
+from pvrt import bench_ikt, console
 
 # The goals of the validation issue, as (label, limit).
 GOAL_STOCK = 0.5        # max latency under the stress set: project / stock PREEMPT
@@ -213,6 +213,13 @@ def _plt():
         return None
 
 
+def _save(plt, fig, path, rect=(0, 0, 1, 1)):
+    fig.tight_layout(rect=rect)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 COLOURS = {"stock": "tab:blue", "threadirqs": "tab:orange", "rt": "tab:green",
            "project": "tab:red"}
 
@@ -244,10 +251,7 @@ def plot_histograms(rows, path, load):
                  fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 def plot_survival(rows, path, load):
@@ -280,10 +284,7 @@ def plot_survival(rows, path, load):
                  fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 PHASE_COLOURS = {"memory": "tab:blue", "file-io": "tab:green", "proc": "tab:orange",
@@ -329,10 +330,7 @@ def plot_over_time(rows, path, load):
                    loc="upper center", bbox_to_anchor=(0.5, 0.95),
                    ncol=len(PHASE_COLOURS), fontsize=8, frameon=False)
         top = 0.88
-    fig.tight_layout(rect=(0, 0, 1, top))
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path, rect=(0, 0, 1, top))
 
 
 def plot_chain(rows, path):
@@ -360,10 +358,7 @@ def plot_chain(rows, path):
     ax.set_title("chained priority inversion (pi_football mode=chain), QEMU -icount",
                  fontsize=10)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, path)
 
 
 # --- Markdown ---------------------------------------------------------------------
@@ -468,7 +463,6 @@ def write(rows, meta, outdir):
              "chain": plot_chain(rows, os.path.join(outdir, "chain.png"))}
     ikt = [r for r in rows if r.get("kind") == "ikt"]
     if ikt:
-        from pvrt import bench_ikt
         path = os.path.join(outdir, "irt.png")
         plots["irt"] = path if bench_ikt.plot(ikt, path) else None
     path = os.path.join(outdir, "report.md")

@@ -41,19 +41,27 @@ def traced(top, name):
     return base
 
 
-def trace_variant(top, tree, name, secs, load, results_dir):
+def boot_traced(top, name, secs, load, results_dir):
+    """Boot the built traced twin of NAME under LOAD for SECS: the worst
+    section of every second (a row of kind "trace")."""
     var = traced(top, name)
     out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
-    build.build_variant(top, tree, var, out, log=log)
     log_path = os.path.join(results_dir, f"{name}-trace.log")
     log(f"{name}: booting {var.name} (-smp 1 -icount), {secs} s of {load} under the tracer")
     res = boot.boot(build.kernel_image(out), f"latency-trace {secs} {load}", log_path,
                     modroot=os.path.join(out, "modroot"), icount=True,
-                    append=" ".join(var.cmdline), timeout=secs * 20 + 600)
+                    append=" ".join(var.cmdline), timeout=secs * 30 + 600)
     sec = res.sections().get("latency-trace")
-    sections = console.latency_trace(sec[1]) if sec else []
-    return {"variant": name, "log": log_path, "problems": res.problems(),
-            "sections": sections}
+    return {"kind": "trace", "variant": name, "load": load, "seconds": secs, "log": log_path,
+            "problems": res.problems(),
+            "sections": console.latency_trace(sec[1]) if sec else []}
+
+
+def trace_variant(top, tree, name, secs, load, results_dir):
+    var = traced(top, name)
+    build.build_variant(top, tree, var, os.path.join(os.environ["PVRT_BUILD"], "out", var.name),
+                        log=log)
+    return boot_traced(top, name, secs, load, results_dir)
 
 
 def table(name, rows):

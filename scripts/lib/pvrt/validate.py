@@ -40,8 +40,8 @@ import sys
 import threading
 import time
 
-from pvrt import (boot, build, console, devices, experiment, initramfs, lock, logs, report,
-                  tools, torture)
+from pvrt import (bench_ikt, bench_pv_mutex, boot, build, console, devices, experiment,
+                  initramfs, lock, logs, report, tools, torture, tracelat)
 from pvrt.kunit import kunit_counts
 from pvrt.results import save
 from pvrt.errors import entry
@@ -186,74 +186,48 @@ def measure_rtla(top, variant, out, secs, load, results_dir):
     return row
 
 
-def measure_trace(top, variant, secs, load, results_dir):
-    from pvrt import tracelat
-    var = tracelat.traced(top, variant)
-    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
-    log_path = os.path.join(results_dir, f"{variant}-trace.log")
-    res = boot.boot(build.kernel_image(out), f"latency-trace {secs} {load}", log_path,
-                    modroot=os.path.join(out, "modroot"), icount=True,
-                    append=" ".join(var.cmdline), timeout=secs * 30 + 600)
-    sec = res.sections().get("latency-trace")
-    return {"kind": "trace", "variant": variant, "load": load, "seconds": secs,
-            "log": log_path, "problems": res.problems(),
-            "sections": console.latency_trace(sec[1]) if sec else []}
+# torture/configs/lock's chain-bound scenarios: pi_football mode=chain with
+# pv_mutex, rt_mutex and a plain mutex (which must fail the bound).
+CHAIN_SCENARIOS = ["PVLOCK09", "PVLOCK10", "PVLOCK11"]
 
 
-CHAIN_PARAMS = "mode=chain hold_us=20000 game_ms=500"
-
-
-def measure_chain(top, out, secs, results_dir, locks=("pv_mutex", "rt_mutex", "mutex")):
-    """pi_football mode=chain per lock type in one icount boot (rows "chain")."""
-    cmd = "; ".join(f"torture chain-{lk} {secs} pi_football lock={lk} {CHAIN_PARAMS}"
-                    for lk in locks) + "; true"
-    log_path = os.path.join(results_dir, "chain.log")
-    res = boot.boot(build.kernel_image(out), cmd, log_path, modroot=os.path.join(out, "modroot"),
-                    icount=True, timeout=len(locks) * secs * torture.ICOUNT_SLOWDOWN + 600,
+def measure_chain(top, out, secs, results_dir):
+    """The chain scenarios, SECS each, in one icount boot of kernel OUT
+    (rows "chain"); a scenario that does not end as CFLIST expects is a problem."""
+    scens = torture.select(torture.load(top), CHAIN_SCENARIOS)
+    durations = {sc.name: secs for sc in scens}
+    res = boot.boot(build.kernel_image(out), torture.guest_cmd(scens, durations),
+                    os.path.join(results_dir, "chain.log"), modroot=os.path.join(out, "modroot"),
+                    icount=True,
+                    timeout=torture.BOOT_SECONDS + torture.ICOUNT_SLOWDOWN * secs * len(scens),
                     append=" ".join(build.Variant("project", top).cmdline + ["kunit.enable=0"]))
-    rows = []
-    for lk in locks:
-        sec = res.sections().get(f"torture-chain-{lk}")
-        row = {"kind": "chain", "variant": "project", "lock": lk, "seconds": secs,
-               "log": log_path, "problems": [] if sec else res.problems() or ["no output"]}
-        row.update(torture.parse_section(sec[1] if sec else []))
-        rows.append(row)
+    rows = torture.verdicts(scens, res, durations, "project/icount")
+    for row, sc in zip(rows, scens):
+        lock = next(p.split("=", 1)[1] for p in sc.params if p.startswith("lock="))
+        row.update(kind="chain", variant="project", lock=lock, problems=[] if row["ok"] else [
+            f"{sc.name}: verdict {row['verdict']}, expected {row['expect']}"
+            + (f" ({row['problem']})" if row["problem"] else "")])
     return rows
 
 
 def measure_ikt(out, results_dir, samples=1000, loads=("hackbench", "rt-hog")):
     """scripts/bench-ikt's boots: per load, IKT and threadirqs (rows "ikt")."""
-    from pvrt import bench_ikt
     rows = []
     for load in loads:
         for kernel, append, label in bench_ikt.KERNELS[load]:
-            log_path = os.path.join(results_dir, f"ikt-bench-{load}-{kernel}.log")
-            res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={samples}",
-                            log_path, modroot=os.path.join(out, "modroot"), icount=True,
-                            timeout=3600, append=("kunit.enable=0 " + append).strip())
-            found, done = bench_ikt.parse(res.text)
-            problems = res.problems() + ([] if done else ["no 'ikt_bench: done'"])
-            timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
-            for mode, handler in (("hard", "hard"), ("thread", label), ("timer", timer)):
-                if mode in found and not (kernel != "ikt" and mode == "hard"):
-                    rows.append(dict(found[mode], kind="ikt", load=load, handler=handler,
-                                     boot=append, log=log_path, problems=problems))
+            got, problems = bench_ikt.boot_one(
+                out, load, kernel, append, label, samples,
+                os.path.join(results_dir, f"ikt-bench-{load}-{kernel}.log"))
+            rows += [dict(r, kind="ikt", problems=problems) for r in got]
     # The percentiles by the tools' one convention, from the histograms.
     return bench_ikt.pool(rows)
 
 
 def measure_bench(out, results_dir):
-    from pvrt import bench_pv_mutex
     log_path = os.path.join(results_dir, "pv-mutex-bench.log")
-    res = boot.boot(build.kernel_image(out),
-                    "insmod $(find /lib/modules -name 'pv_mutex_bench.ko*' | head -n 1)"
-                    " loops=100000 walks=1000 max_depth=64", log_path,
-                    modroot=os.path.join(out, "modroot"), icount=True, timeout=3600,
-                    append="kunit.enable=0")
-    unc, chain, done = bench_pv_mutex.parse(res.text)
+    unc, chain, problems = bench_pv_mutex.boot_bench(out, log_path)
     return {"kind": "bench", "log": log_path, "uncontended": unc, "chain": chain,
-            "table": bench_pv_mutex.tables(unc, chain),
-            "problems": res.problems() + ([] if done else ["no 'pv_mutex_bench: done'"])}
+            "table": bench_pv_mutex.tables(unc, chain), "problems": problems}
 
 
 # --- the plan -----------------------------------------------------------------------
@@ -292,8 +266,8 @@ def plan(args, top, bdir, tree, outs, results_dir):
     for v in args.trace:
         jobs.append(Job(f"trace/{v}", f"{v}-trace: preemptirqsoff tracer under {args.load}",
                         2 * icount_guess(args.seconds),
-                        lambda v=v: [measure_trace(top, v, args.seconds, args.load,
-                                                   results_dir)]))
+                        lambda v=v: [tracelat.boot_traced(top, v, args.seconds, args.load,
+                                                          results_dir)]))
     if args.seeds:
         proj = outs["project-seeds"]
         jobs.append(Job("seed/chain", "project: chained inversion, pv_mutex, rt_mutex, mutex",
@@ -354,7 +328,6 @@ def load_rows(path):
             r["hist"] = {int(k): v for k, v in r["hist"].items()}
     # bench-ikt rows: their percentiles again from their histograms, by the
     # convention of this version of the tools.
-    from pvrt import bench_ikt
     ikt = [r for r in rows if r.get("kind") == "ikt"]
     if ikt:
         rows = [r for r in rows if r.get("kind") != "ikt"] + bench_ikt.pool(ikt)
@@ -453,7 +426,6 @@ def main(argv=None):
     for v in args.variants:
         outs[v] = outs[build.Variant(v, top).build_name]
     for v in args.trace:
-        from pvrt import tracelat
         var = tracelat.traced(top, v)
         t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
         build.build_variant(top, tree, var, os.path.join(bdir, "out", var.name), log=log)

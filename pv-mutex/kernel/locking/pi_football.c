@@ -109,6 +109,7 @@ struct pif_cpu {
 	ktime_t			high_owns;
 	unsigned long		ball_at_end;
 	s64			ping_max;		/* ns */
+	s64			ping_sum;		/* ns */
 };
 
 static enum pif_kind kind;
@@ -129,7 +130,7 @@ static struct lock_class_key pif_keys[3][2];	/* per kind: A, B */
 /* Results of the whole test, written by the referee. */
 static long rounds, rounds_offense, ball_moves, ball_max, games_moved, unboosted, errors;
 static int holder_prio_worst;
-static s64 t_sched_max, t_cs_max, wait_cal_max, wait_max;
+static s64 t_sched_max, t_sched_sum, t_cs_max, wait_cal_max, wait_max;
 
 static void pif_lock(int idx)
 {
@@ -282,12 +283,14 @@ static int pif_high(void *arg)
 	while (pif_wait(&pc->go_high)) {
 		if (READ_ONCE(phase) == PIF_PING) {
 			pc->ping_max = 0;
+			pc->ping_sum = 0;
 			for (i = 0; i < ping_count; i++) {
 				WRITE_ONCE(pc->high_waiting, true);
 				wait_for_completion(&pc->ping);
 				t = ktime_get();
 				d = ktime_to_ns(ktime_sub(t, READ_ONCE(pc->ping_sent)));
 				pc->ping_max = max(pc->ping_max, d);
+				pc->ping_sum += d;
 			}
 			complete(&pc->done_high);
 			continue;
@@ -350,6 +353,7 @@ static void pif_ping_phase(void)
 		    !pif_wait_player(&pcs[c].done_high, "high's pongs", c))
 			return;
 		t_sched_max = max(t_sched_max, pcs[c].ping_max);
+		t_sched_sum += pcs[c].ping_sum;
 	}
 }
 
@@ -473,8 +477,9 @@ static void pif_report(void)
 		if (ball_moves)
 			ok = false;
 	} else {
-		pr_alert("T_sched max %lld us (%d wake-ups per CPU), T_cs max %lld us, calibration wait max %lld us\n",
+		pr_alert("T_sched max %lld us (%d wake-ups per CPU, mean %lld ns), T_cs max %lld us, calibration wait max %lld us\n",
 			 div_s64(t_sched_max, NSEC_PER_USEC), ping_count,
+			 div_s64(t_sched_sum, (s64)ping_count * ncpus),
 			 div_s64(t_cs_max, NSEC_PER_USEC), div_s64(wait_cal_max, NSEC_PER_USEC));
 		pr_alert("high's wait with offense max %lld us, bound T_cs + 2 T_sched %lld us, ratio %lld.%02lld (limit 1.%02d)\n",
 			 div_s64(wait_max, NSEC_PER_USEC), div_s64(bound, NSEC_PER_USEC),

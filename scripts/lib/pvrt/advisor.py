@@ -1,0 +1,370 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/lock-advisor: which spinlock_t classes pay as pv_mutexes (seed eq. 5)?
+
+Builds the project kernel's lock-statistics twin (the variant plus
+variants/fragments/lockstat.config: CONFIG_LOCK_STAT, PROVE_LOCKING,
+PROVE_RAW_LOCK_NESTING, DEBUG_ATOMIC_SLEEP) in build/out/<variant>-lockstat,
+boots it under QEMU (-smp 2, plain TCG: spinlocks can only be contended
+with two CPUs) and runs guest/lock-advisor: the validation workload
+(cyclictest under the stress set by default) with /proc/lock_stat
+collecting, then T_sched from pi_football's wake-up pings, in the same boot.
+
+For every spinlock_t class (wait type "config" in /proc/lockdep, no read
+acquisitions) it prints acquisitions, contentions, p = contentions /
+acquisitions, the average and maximum hold time, the threshold of the seed's
+equation (5), T_cs > 4 T_sched p / (1 - p), with T_sched the mean wake-up
+to run of the same boot, how much of the worst preemption/interrupts-off
+sections of a trace (scripts/trace-latency, or a validate --full report) it
+is known to cause, and safety notes from lockdep's usage state:
+
+  hardirq   taken in hard interrupt context (usage '-' or '?')
+  softirq   taken in softirq context
+  irqs-off  only ever taken with interrupts disabled (spin_lock_irq*)
+  bh-off    only ever taken with bottom halves disabled (spin_lock_bh)
+  nested    taken while a raw_spinlock_t, spinlock_t or rwlock_t is held
+            (a distance-1 dependency in /proc/lockdep)
+
+A class with any note is "unsafe" and never recommended, whatever its
+numbers.  What lockdep cannot see (preemption disabled by hand, per-CPU
+data, a caller's task state, RCU read-side sections the lock implies) is
+for the conversion's review and for the lockdep boot of the converted
+kernel: the advisor says so under the table.  A section is attributed to a
+class when one of the class's contention points in /proc/lock_stat is the
+section's caller or in its stack; classes never contended have no points,
+so the attribution is a lower bound.
+
+  scripts/lock-advisor                               30 s of stress-set, project
+  scripts/lock-advisor --secs 60 --load hackbench --top 40
+  scripts/lock-advisor --input build/results/advisor-<time>/project.log
+                                                     analyse a recorded boot again
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+
+from pvrt import boot, build, console, experiment, lock, logs, tools
+from pvrt.errors import PvrtError, entry
+from pvrt.results import save
+
+LOCKSTAT_FRAGMENT = "variants/fragments/lockstat.config"
+
+log = logs.logger("lock-advisor")
+
+# "  &zone->lock:  0  0  0.00 ... " or "&mm->mmap_lock-W: ..." : 12 numbers.
+_STAT = re.compile(r"^\s*(.+?)(-[RW])?:\s+((?:[\d.]+\s+){11}[\d.]+)\s*$")
+# "  &zone->lock   12   [<0000000012345678>] free_pcppages_bulk+0x4c/0x2d0"
+_POINT = re.compile(r"^\s*(.+?)\s+(\d+)\s+\[<[0-9a-f]+>\]\s+([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+")
+_FIELDS = ("con_bounces", "contentions", "wait_min", "wait_max", "wait_total", "wait_avg",
+           "acq_bounces", "acquisitions", "hold_min", "hold_max", "hold_total", "hold_avg")
+# "00000000b5e0e0f8 FD:   12 BD:    3 +.+. WT:config: &zone->lock"
+_CLASS = re.compile(r"^[0-9a-f]+(?: OPS:\s*\d+)? FD:\s*(\d+) BD:\s*(\d+) (\S{4}) "
+                    r"WT:(\w+)(,percpu)?: (.+)$")
+_EDGE = re.compile(r"^ -> \[[0-9a-f]+\] (.+)$")
+_TSCHED = re.compile(r"T_sched max (\d+) us \(\d+ wake-ups per CPU, mean (\d+) ns\)")
+
+KIND = {"spin": "raw_spinlock_t", "config": "spinlock_t", "sleep": "sleeping lock",
+        "free": "wait-free", "inv": "unchecked"}
+
+
+def parse_lock_stat(lines):
+    """/proc/lock_stat: {class: {fields..., read: bool, points: {function: count}}}.
+
+    A class taken for reading has a "-W" and a "-R" line; they are summed
+    (maxima kept) and the class is marked read.  Times are microseconds.
+    """
+    out, cur = {}, None
+    for line in lines:
+        m = _STAT.match(line)
+        if m:
+            name, rw = m.group(1).strip(), m.group(2)
+            vals = [float(x) for x in m.group(3).split()]
+            row = dict(zip(_FIELDS, vals))
+            old = out.get(name)
+            if old:
+                for k in ("con_bounces", "contentions", "wait_total", "acq_bounces",
+                          "acquisitions", "hold_total"):
+                    old[k] += row[k]
+                for k in ("wait_max", "hold_max"):
+                    old[k] = max(old[k], row[k])
+                for k, tot, n in (("wait_avg", "wait_total", "contentions"),
+                                  ("hold_avg", "hold_total", "acquisitions")):
+                    old[k] = old[tot] / old[n] if old[n] else 0.0
+                old["read"] = old["read"] or rw == "-R"
+            else:
+                row.update(read=rw == "-R", points={})
+                out[name] = row
+            cur = name
+            continue
+        m = _POINT.match(line)
+        if m and cur is not None and m.group(1).strip() == cur:
+            fn = m.group(3)
+            pts = out[cur]["points"]
+            pts[fn] = pts.get(fn, 0) + int(m.group(2))
+    for row in out.values():
+        for k in ("acquisitions", "contentions", "con_bounces", "acq_bounces"):
+            row[k] = int(row[k])
+    return out
+
+
+def parse_lockdep(lines):
+    """/proc/lockdep: {class: {fd, bd, usage, wait, percpu, after: [classes]}}."""
+    out, cur = {}, None
+    for line in lines:
+        m = _CLASS.match(line.rstrip())
+        if m:
+            cur = m.group(6).strip()
+            out[cur] = {"fd": int(m.group(1)), "bd": int(m.group(2)), "usage": m.group(3),
+                        "wait": m.group(4), "percpu": bool(m.group(5)), "after": []}
+            continue
+        m = _EDGE.match(line.rstrip())
+        if m and cur is not None:
+            out[cur]["after"].append(m.group(1).strip())
+    return out
+
+
+def parse_t_sched(lines):
+    """(mean ns, max us) from pi_football's T_sched line, or None."""
+    for line in lines:
+        m = _TSCHED.search(line)
+        if m:
+            return int(m.group(2)), int(m.group(1))
+    return None
+
+
+def kind(dep, stat=None):
+    """What a class is: raw_spinlock_t, spinlock_t, rwlock_t, local_lock_t, ..."""
+    if dep.get("percpu"):
+        return "local_lock_t"
+    if dep["wait"] == "config" and stat is not None and stat.get("read"):
+        return "rwlock_t"
+    return KIND.get(dep["wait"], dep["wait"])
+
+
+def safety_notes(name, deps, stats):
+    """The reasons NAME cannot become a sleeping lock, as lockdep sees them."""
+    dep = deps[name]
+    notes = []
+    hard, soft = dep["usage"][0], dep["usage"][2]
+    if hard in "-?":
+        notes.append("hardirq: taken in hard interrupt context")
+    elif hard == ".":
+        notes.append("irqs-off: only taken with interrupts disabled")
+    if soft in "-?":
+        notes.append("softirq: taken in softirq context")
+    elif soft == "." and hard not in "-?.":
+        notes.append("bh-off: only taken with bottom halves disabled")
+    for parent, pdep in deps.items():
+        if name in pdep["after"] and parent != name:
+            pk = kind(pdep, stats.get(parent))
+            if pk in ("raw_spinlock_t", "spinlock_t", "rwlock_t", "local_lock_t"):
+                notes.append(f"nested: taken inside {pk} {parent}")
+    return notes
+
+
+def attribute(points, sections):
+    """The worst sections (console.worst_sections rows) that one of POINTS
+    (functions that took the lock) caused: [(rank, max_us)]."""
+    hit = []
+    for i, s in enumerate(sections, 1):
+        frames = [s.get("caller")] + list(s.get("stack") or [])
+        if any(f in points for f in frames if f):
+            hit.append((i, s["max_us"]))
+    return hit
+
+
+def threshold_us(t_sched_us, p):
+    """Equation (5): T_cs must exceed 4 T_sched p / (1 - p)."""
+    if p >= 1:
+        return float("inf")
+    return 4 * t_sched_us * p / (1 - p)
+
+
+def analyse(stats, deps, t_sched_ns, sections, top=25):
+    """Rank the spinlock_t classes: [{class, ..., verdict, notes}], best first,
+    and a count of the classes of each other kind that were taken."""
+    t_sched_us = t_sched_ns / 1000.0
+    total = sum(s["max_us"] for s in sections) or 0
+    rows, others = [], {}
+    for name, st in stats.items():
+        if not st["acquisitions"] or name not in deps:
+            continue
+        k = kind(deps[name], st)
+        if k != "spinlock_t":
+            others[k] = others.get(k, 0) + 1
+            continue
+        p = st["contentions"] / st["acquisitions"]
+        thr = threshold_us(t_sched_us, p)
+        notes = safety_notes(name, deps, stats)
+        cover = attribute(st["points"], sections)
+        if notes:
+            verdict = "unsafe"
+        elif st["hold_avg"] > thr:
+            verdict = "convert"
+        else:
+            verdict = "no gain (eq. 5)"
+        rows.append({"class": name, "acquisitions": st["acquisitions"],
+                     "contentions": st["contentions"], "p": p,
+                     "hold_avg_us": st["hold_avg"], "hold_max_us": st["hold_max"],
+                     "threshold_us": thr, "covers": cover,
+                     "covers_pct": 100.0 * sum(us for _i, us in cover) / total if total else 0.0,
+                     "usage": deps[name]["usage"], "verdict": verdict, "notes": notes,
+                     "points": st["points"]})
+    order = {"convert": 0, "no gain (eq. 5)": 1, "unsafe": 2}
+    rows.sort(key=lambda r: (order[r["verdict"]], -r["covers_pct"], -r["hold_max_us"]))
+    return rows[:top] if top else rows, others
+
+
+def table(rows, t_sched, sections, others):
+    mean_ns, max_us = t_sched
+    lines = [f"T_sched (pi_football wake-up to run, same boot): mean {mean_ns / 1000:.1f} us,"
+             f" max {max_us} us; eq. (5): convert when T_cs (mean hold) > 4 T_sched p / (1 - p)",
+             f"worst sections considered: {len(sections)}",
+             "",
+             f"{'#':>3}  {'class':34} {'acq':>8} {'cont':>6} {'p':>7} {'avg us':>8}"
+             f" {'max us':>8} {'eq5 us':>8} {'covers':>7}  {'verdict':16} notes"]
+    for i, r in enumerate(rows, 1):
+        cov = f"{r['covers_pct']:.0f}%" if r["covers"] else "-"
+        lines.append(f"{i:>3}  {r['class'][:34]:34} {r['acquisitions']:>8} {r['contentions']:>6}"
+                     f" {r['p']:>7.4f} {r['hold_avg_us']:>8.2f} {r['hold_max_us']:>8.2f}"
+                     f" {r['threshold_us']:>8.3f} {cov:>7}  {r['verdict']:16}"
+                     f" {'; '.join(r['notes']) or '-'}")
+    lines.append("")
+    lines.append("other classes taken: " + (", ".join(f"{n} {k}" for k, n in sorted(others.items()))
+                                            or "none"))
+    lines.append("not visible to lockdep, for each conversion's review and the converted kernel's"
+                 " lockdep boot: preemption or interrupts disabled by hand around the lock,"
+                 " per-CPU data under it, a caller's task state, RCU read-side sections the"
+                 " lock implies.")
+    return "\n".join(lines)
+
+
+# --- the boot ---------------------------------------------------------------------
+
+def lockstat_twin(top, name):
+    """The lock-statistics twin of variant NAME (a Variant named <name>-lockstat)."""
+    var = build.Variant(name, top)
+    twin = build.Variant(var.build_name, top)
+    twin.name = f"{var.build_name}-lockstat"
+    twin.fragments = twin.fragments + [LOCKSTAT_FRAGMENT]
+    twin.cmdline = var.cmdline
+    return twin
+
+
+def boot_advisor(top, tree, name, secs, load, results_dir, smp=2):
+    """Build and boot NAME's twin under LOAD for SECS; returns the console text."""
+    var = lockstat_twin(top, name)
+    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
+    build.build_variant(top, tree, var, out, log=log)
+    log_path = os.path.join(results_dir, f"{name}.log")
+    log(f"{name}: booting {var.name} (-smp {smp}), {secs} s of {load} with lock_stat")
+    res = boot.boot(build.kernel_image(out), f"lock-advisor {secs} {load}", log_path,
+                    modroot=os.path.join(out, "modroot"), smp=smp,
+                    append=" ".join(var.cmdline), timeout=secs * 40 + 900)
+    return res, log_path
+
+
+def load_sections(path, variant, top):
+    """The worst sections of VARIANT in a trace-latency or validate results file."""
+    if os.path.isdir(path):
+        for fname in ("trace.json", "results.json"):
+            if os.path.isfile(os.path.join(path, fname)):
+                path = os.path.join(path, fname)
+                break
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)
+    secs = [s for r in rows if r.get("kind") == "trace" and r.get("variant") == variant
+            for s in r.get("sections", [])]
+    if not secs:
+        raise PvrtError(f"{path} has no trace of {variant}")
+    return console.worst_sections(secs, top)
+
+
+def newest_trace(bdir, variant):
+    """The newest trace-latency or validate --full result with a trace of VARIANT."""
+    cands = sorted(glob.glob(os.path.join(bdir, "results", "trace-*", "trace.json")) +
+                   glob.glob(os.path.join(bdir, "report", "*", "results.json")),
+                   key=os.path.getmtime, reverse=True)
+    for c in cands:
+        try:
+            with open(c, encoding="utf-8") as f:
+                rows = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if any(r.get("kind") == "trace" and r.get("variant") == variant
+               for r in rows if isinstance(r, dict)):
+            return c
+    return None
+
+
+def analyse_text(text, sections, top):
+    secs = console.sections(text)
+    missing = [s for s in ("lock_stat", "lockdep", "t_sched") if s not in secs]
+    if missing:
+        raise PvrtError("the boot printed no " + ", ".join(missing) + " section")
+    stats = parse_lock_stat(secs["lock_stat"][1])
+    deps = parse_lockdep(secs["lockdep"][1])
+    t_sched = parse_t_sched(secs["t_sched"][1])
+    if not stats or not deps:
+        raise PvrtError("empty /proc/lock_stat or /proc/lockdep in the boot's output")
+    if t_sched is None:
+        raise PvrtError("no T_sched line from pi_football in the boot's output")
+    rows, others = analyse(stats, deps, t_sched[0], sections, top)
+    return rows, others, t_sched
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/lock-advisor", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variant", default="project", help="the kernel (default project)")
+    ap.add_argument("--secs", type=int, default=30, help="seconds of load (default 30)")
+    ap.add_argument("--load", default="stress-set",
+                    choices=("hackbench", "stress", "stress-set", "compile-find", "none"))
+    ap.add_argument("--trace", metavar="PATH",
+                    help="trace-latency or validate results (file or directory) with the"
+                         " worst sections; default: the newest one that traced --variant")
+    ap.add_argument("--sections", type=int, default=20,
+                    help="worst section groups to attribute (default 20)")
+    ap.add_argument("--top", type=int, default=25, help="table rows (default 25; 0: all)")
+    ap.add_argument("--input", metavar="LOG",
+                    help="analyse this recorded console log instead of booting")
+    args = ap.parse_args(argv)
+    if args.secs < 1 or args.top < 0 or args.sections < 1:
+        ap.error("--secs and --sections must be at least 1, --top at least 0")
+    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
+    build.Variant(args.variant, top)    # refuses an unknown variant before any work
+    trace = args.trace or newest_trace(bdir, args.variant)
+    sections = load_sections(trace, args.variant, args.sections) if trace else []
+    problems = []
+    if args.input:
+        with open(args.input, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        results_dir, log_path = os.path.dirname(os.path.abspath(args.input)), args.input
+    else:
+        tools.require()
+        tree, _ = experiment.apply_and_build(top, bdir, [], log)
+        results_dir = experiment.new_results_dir(bdir, "advisor-")
+        res, log_path = boot_advisor(top, tree, args.variant, args.secs, args.load, results_dir)
+        text = res.text
+        problems = res.problems()
+    rows, others, t_sched = analyse_text(text, sections, args.top)
+    print(f"lock advisor: {args.variant}, {args.load}; boot log {log_path}")
+    print(f"worst sections from: {trace or 'none (run scripts/trace-latency first)'}")
+    print(table(rows, t_sched, sections, others))
+    for i, s in enumerate(sections, 1):
+        print(f"  section {i:>2}: {s['max_us']:>6} us  {s['caller'] or '-'}"
+              f" ({s['lock_op'] or '-'})")
+    save({"variant": args.variant, "load": args.load, "trace": trace, "t_sched_ns": t_sched[0],
+          "t_sched_max_us": t_sched[1], "rows": rows, "others": others,
+          "sections": sections, "problems": problems},
+         os.path.join(results_dir, "advisor.json"))
+    if problems:
+        print("problems: " + "; ".join(problems))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    entry(lock.with_build_lock(main))

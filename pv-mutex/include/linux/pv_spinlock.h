@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pv_spinlock_t: a spinlock_t that CONFIG_PV_SPINLOCK turns into a pv_mutex.
+ * struct pv_spinlock: a spinlock_t that CONFIG_PV_SPINLOCK turns into a pv_mutex.
  *
  * The PV-RT series converts chosen spinlocks, one at a time, where the
  * measurement of scripts/lock-advisor says that a sleeping lock with
  * priority inheritance pays (equation (5) of the PV protocol paper) and the
  * lock is only ever taken in process context.  A converted lock is declared
- * pv_spinlock_t and taken with pv_spin_lock() and pv_spin_unlock():
+ * struct pv_spinlock and taken with pv_spin_lock() and pv_spin_unlock():
  *
  *  - without CONFIG_PV_SPINLOCK it is a spinlock_t and the operations are
  *    spin_lock() and spin_unlock(): the code the conversion replaced;
@@ -38,11 +38,12 @@
 #include <linux/pv_mutex.h>
 
 /**
- * typedef pv_spinlock_t - a converted spinlock, here a pv_mutex
+ * struct pv_spinlock - a converted spinlock
+ * @lock: with CONFIG_PV_SPINLOCK, a pv_mutex
  */
-typedef struct pv_spinlock {
+struct pv_spinlock {
 	struct pv_mutex		lock;
-} pv_spinlock_t;
+};
 
 #define __PV_SPIN_LOCK_UNLOCKED(name)					\
 	{ .lock = __PV_MUTEX_INITIALIZER(name.lock) }
@@ -62,9 +63,11 @@ do {									\
  * chain; then disables migration until pv_spin_unlock().  Process context
  * only.
  */
-static inline void pv_spin_lock(pv_spinlock_t *l)
+static inline void pv_spin_lock(struct pv_spinlock *l)
+	__acquires(l)
 {
 	pv_mutex_lock(&l->lock);
+	__acquire(l);
 	migrate_disable();
 }
 
@@ -73,9 +76,11 @@ static inline void pv_spin_lock(pv_spinlock_t *l)
  * @l: the lock
  * @subclass: lockdep subclass, for nesting locks of one class
  */
-static inline void pv_spin_lock_nested(pv_spinlock_t *l, unsigned int subclass)
+static inline void pv_spin_lock_nested(struct pv_spinlock *l, unsigned int subclass)
+	__acquires(l)
 {
 	pv_mutex_lock_nested(&l->lock, subclass);
+	__acquire(l);
 	migrate_disable();
 }
 
@@ -85,10 +90,12 @@ static inline void pv_spin_lock_nested(pv_spinlock_t *l, unsigned int subclass)
  *
  * Return: 1 if the lock was taken, 0 otherwise.
  */
-static inline int pv_spin_trylock(pv_spinlock_t *l)
+static inline int pv_spin_trylock(struct pv_spinlock *l)
+	__cond_acquires(l)
 {
 	if (!pv_mutex_trylock(&l->lock))
 		return 0;
+	__acquire(l);
 	migrate_disable();
 	return 1;
 }
@@ -97,28 +104,19 @@ static inline int pv_spin_trylock(pv_spinlock_t *l)
  * pv_spin_unlock - release a converted spinlock
  * @l: the lock, held by the caller
  */
-static inline void pv_spin_unlock(pv_spinlock_t *l)
+static inline void pv_spin_unlock(struct pv_spinlock *l)
+	__releases(l)
 {
 	migrate_enable();
+	__release(l);
 	pv_mutex_unlock(&l->lock);
-}
-
-/**
- * pv_spin_is_locked - is a converted spinlock held?
- * @l: the lock
- *
- * Return: true if some task holds @l.  Only a snapshot.
- */
-static inline bool pv_spin_is_locked(pv_spinlock_t *l)
-{
-	return pv_mutex_is_locked(&l->lock);
 }
 
 #else /* !CONFIG_PV_SPINLOCK */
 
-typedef struct pv_spinlock {
-	spinlock_t		lock;
-} pv_spinlock_t;
+struct pv_spinlock {
+	spinlock_t		lock;	/* without CONFIG_PV_SPINLOCK */
+};
 
 #define __PV_SPIN_LOCK_UNLOCKED(name)					\
 	{ .lock = __SPIN_LOCK_UNLOCKED(name.lock) }
@@ -135,30 +133,29 @@ do {									\
 #define pv_spin_lock_init(l)	spin_lock_init(&(l)->lock)
 #endif
 
-static __always_inline void pv_spin_lock(pv_spinlock_t *l)
+static __always_inline void pv_spin_lock(struct pv_spinlock *l)
+	__acquires(l)
 {
 	spin_lock(&l->lock);
 }
 
-static __always_inline void pv_spin_lock_nested(pv_spinlock_t *l,
+static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
 						unsigned int subclass)
+	__acquires(l)
 {
 	spin_lock_nested(&l->lock, subclass);
 }
 
-static __always_inline int pv_spin_trylock(pv_spinlock_t *l)
+static __always_inline int pv_spin_trylock(struct pv_spinlock *l)
+	__cond_acquires(l)
 {
 	return spin_trylock(&l->lock);
 }
 
-static __always_inline void pv_spin_unlock(pv_spinlock_t *l)
+static __always_inline void pv_spin_unlock(struct pv_spinlock *l)
+	__releases(l)
 {
 	spin_unlock(&l->lock);
-}
-
-static __always_inline bool pv_spin_is_locked(pv_spinlock_t *l)
-{
-	return spin_is_locked(&l->lock);
 }
 
 #endif /* CONFIG_PV_SPINLOCK */
@@ -168,7 +165,7 @@ static __always_inline bool pv_spin_is_locked(pv_spinlock_t *l)
  * @name: name of the variable
  */
 #define DEFINE_PV_SPINLOCK(name)					\
-	pv_spinlock_t name = __PV_SPIN_LOCK_UNLOCKED(name)
+	struct pv_spinlock name = __PV_SPIN_LOCK_UNLOCKED(name)
 
 /**
  * pv_spin_lock_assert_held - lockdep: the caller must hold @l

@@ -24,11 +24,17 @@ is known to cause, and safety notes from lockdep's usage state:
   nested    taken while a raw_spinlock_t, spinlock_t or rwlock_t is held
             (a distance-1 dependency in /proc/lockdep)
 
-A class with any note is "unsafe" and never recommended, whatever its
-numbers.  What lockdep cannot see (preemption disabled by hand, per-CPU
+  per-CPU   the class name says per-CPU data ("pcp", "percpu", "cpu"):
+            such locks are usually taken with preemption disabled by hand or
+            by trylock from interrupt context, which lockdep does not record
+
+A class with any note but the last is "unsafe", one with only the last
+"review"; neither is ever recommended, whatever its numbers.  What lockdep cannot see (preemption disabled by hand, per-CPU
 data, a caller's task state, RCU read-side sections the lock implies) is
 for the conversion's review and for the lockdep boot of the converted
-kernel: the advisor says so under the table.  A section is attributed to a
+kernel (a trylock in interrupt context, for one, sets no usage bit): the
+advisor says so under the table.  Lockdep's wait-type annotations
+(DEFINE_WAIT_OVERRIDE_MAP) are no locks and are left out.  A section is attributed to a
 class when one of the class's contention points in /proc/lock_stat is the
 section's caller or in its stack; classes never contended have no points,
 so the attribution is a lower bound.
@@ -50,6 +56,7 @@ from pvrt.errors import PvrtError, entry
 from pvrt.results import save
 
 LOCKSTAT_FRAGMENT = "variants/fragments/lockstat.config"
+BENCH_FRAGMENT = "variants/fragments/bench.config"
 
 log = logs.logger("lock-advisor")
 
@@ -61,8 +68,9 @@ _FIELDS = ("con_bounces", "contentions", "wait_min", "wait_max", "wait_total", "
            "acq_bounces", "acquisitions", "hold_min", "hold_max", "hold_total", "hold_avg")
 # "00000000b5e0e0f8 FD:   12 BD:    3 +.+. WT:config: &zone->lock"
 _CLASS = re.compile(r"^[0-9a-f]+(?: OPS:\s*\d+)? FD:\s*(\d+) BD:\s*(\d+) (\S{4}) "
-                    r"WT:(\w+)(,percpu)?: (.+)$")
+                    r"WT:(\w+)(?:,(percpu|override))?: (.+)$")
 _EDGE = re.compile(r"^ -> \[[0-9a-f]+\] (.+)$")
+_PERCPU = re.compile(r"pcp|percpu|per_cpu|cpu_|_cpu|->cpu|\brq\b")
 _TSCHED = re.compile(r"T_sched max (\d+) us \(\d+ wake-ups per CPU, mean (\d+) ns\)")
 
 KIND = {"spin": "raw_spinlock_t", "config": "spinlock_t", "sleep": "sleeping lock",
@@ -117,7 +125,8 @@ def parse_lockdep(lines):
         if m:
             cur = m.group(6).strip()
             out[cur] = {"fd": int(m.group(1)), "bd": int(m.group(2)), "usage": m.group(3),
-                        "wait": m.group(4), "percpu": bool(m.group(5)), "after": []}
+                        "wait": m.group(4), "percpu": m.group(5) == "percpu",
+                        "override": m.group(5) == "override", "after": []}
             continue
         m = _EDGE.match(line.rstrip())
         if m and cur is not None:
@@ -138,6 +147,8 @@ def kind(dep, stat=None):
     """What a class is: raw_spinlock_t, spinlock_t, rwlock_t, local_lock_t, ..."""
     if dep.get("percpu"):
         return "local_lock_t"
+    if dep.get("override"):
+        return "annotation"
     if dep["wait"] == "config" and stat is not None and stat.get("read"):
         return "rwlock_t"
     return KIND.get(dep["wait"], dep["wait"])
@@ -156,6 +167,10 @@ def safety_notes(name, deps, stats):
         notes.append("softirq: taken in softirq context")
     elif soft == "." and hard not in "-?.":
         notes.append("bh-off: only taken with bottom halves disabled")
+    if _PERCPU.search(name):
+        notes.append("per-CPU: the name says per-CPU data, which is usually taken with"
+                     " preemption disabled or by trylock from interrupts (lockdep sees"
+                     " neither): review")
     for parent, pdep in deps.items():
         if name in pdep["after"] and parent != name:
             pk = kind(pdep, stats.get(parent))
@@ -199,8 +214,10 @@ def analyse(stats, deps, t_sched_ns, sections, top=25):
         thr = threshold_us(t_sched_us, p)
         notes = safety_notes(name, deps, stats)
         cover = attribute(st["points"], sections)
-        if notes:
+        if any(not n.startswith("per-CPU") for n in notes):
             verdict = "unsafe"
+        elif notes:
+            verdict = "review"
         elif st["hold_avg"] > thr:
             verdict = "convert"
         else:
@@ -212,7 +229,7 @@ def analyse(stats, deps, t_sched_ns, sections, top=25):
                      "covers_pct": 100.0 * sum(us for _i, us in cover) / total if total else 0.0,
                      "usage": deps[name]["usage"], "verdict": verdict, "notes": notes,
                      "points": st["points"]})
-    order = {"convert": 0, "no gain (eq. 5)": 1, "unsafe": 2}
+    order = {"convert": 0, "no gain (eq. 5)": 1, "review": 2, "unsafe": 3}
     rows.sort(key=lambda r: (order[r["verdict"]], -r["covers_pct"], -r["hold_max_us"]))
     return rows[:top] if top else rows, others
 
@@ -248,7 +265,11 @@ def lockstat_twin(top, name):
     var = build.Variant(name, top)
     twin = build.Variant(var.build_name, top)
     twin.name = f"{var.build_name}-lockstat"
-    twin.fragments = twin.fragments + [LOCKSTAT_FRAGMENT]
+    # The benchmark modules refuse lockdep, and the KUnit suites' intended
+    # deadlocks would switch it off; pi_football (T_sched) is in the
+    # lock-statistics fragment.
+    twin.fragments = [f for f in twin.fragments
+                      if f not in (BENCH_FRAGMENT, "series-kunitconfigs")] + [LOCKSTAT_FRAGMENT]
     twin.cmdline = var.cmdline
     return twin
 
@@ -312,7 +333,11 @@ def analyse_text(text, sections, top):
     if t_sched is None:
         raise PvrtError("no T_sched line from pi_football in the boot's output")
     rows, others = analyse(stats, deps, t_sched[0], sections, top)
-    return rows, others, t_sched
+    warnings = []
+    if any("lock debugging disabled" in line for line in secs["lock_stat"][1]):
+        warnings.append("lockdep switched itself off during the boot (a lockdep report):"
+                        " usage states and dependencies are incomplete")
+    return rows, others, t_sched, warnings
 
 
 def main(argv=None):
@@ -349,7 +374,8 @@ def main(argv=None):
         res, log_path = boot_advisor(top, tree, args.variant, args.secs, args.load, results_dir)
         text = res.text
         problems = res.problems()
-    rows, others, t_sched = analyse_text(text, sections, args.top)
+    rows, others, t_sched, warnings = analyse_text(text, sections, args.top)
+    problems += warnings
     print(f"lock advisor: {args.variant}, {args.load}; boot log {log_path}")
     print(f"worst sections from: {trace or 'none (run scripts/trace-latency first)'}")
     print(table(rows, t_sched, sections, others))

@@ -17,7 +17,7 @@ import tempfile
 import time
 import traceback
 
-from pvrt import (base, boot, build, console, errors, gitutil, kunit, lint, lock, series,
+from pvrt import (advisor, base, boot, build, console, errors, gitutil, kunit, lint, lock, series,
                   torture)
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
@@ -367,6 +367,35 @@ class Check:
                 self.res.case("boot", "KUnit suites built into the validation kernel", False,
                               "no KUnit results on the console")
 
+    def st_lockdep(self):
+        """The converted kernel under lockdep: the lock advisor's kernel (the
+        project's with LOCK_STAT, PROVE_LOCKING, PROVE_RAW_LOCK_NESTING,
+        DEBUG_ATOMIC_SLEEP) through a short stress set."""
+        twin = advisor.lockstat_twin(self.top, "project")
+        out = os.path.join(self.bdir, "out", twin.name)
+        build.build_variant(self.top, self.tree, twin, out,
+                            log=lambda m: print("  " + m, flush=True))
+        cmd = "lock-advisor 8 stress-set"
+        print(f"  $ scripts/lock-advisor --secs 8   (boot only; -smp 2, {twin.name})", flush=True)
+        res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "lockdep.log"),
+                        modroot=os.path.join(out, "modroot"), smp=2, timeout=1200,
+                        append=" ".join(twin.cmdline))
+        self.res.case("lockdep", "lockdep kernel runs the stress set and powers off",
+                      res.booted and res.rc == 0 and not res.timed_out,
+                      "; ".join(res.problems()) or f"rc={res.rc}")
+        splats = res.splats()
+        self.res.case("lockdep", "lockdep, raw lock nesting and atomic-sleep checks silent"
+                      " with the converted spinlocks", not splats,
+                      "\n".join(f"line {n}: {ln}" for n, ln in splats[:20]))
+        try:
+            rows, _o, t_sched, warnings = advisor.analyse_text(res.text, [], 0)
+            ok, detail = not warnings and bool(rows), "; ".join(warnings) or (
+                f"{len(rows)} spinlock_t classes, T_sched mean {t_sched[0]} ns")
+        except PvrtError as e:
+            ok, detail = False, str(e)
+        self.res.case("lockdep", "lock advisor reads the boot's lock_stat, lockdep and T_sched",
+                      ok, detail)
+
     def st_torture(self):
         """The short lock torture: CFLIST's short=N scenarios, N seconds each."""
         scens = torture.select(torture.load(self.top), short=True)
@@ -427,6 +456,7 @@ class Check:
         ("kunit-x86_64", "KUnit on x86_64 under QEMU", "st_x86_kunit"),
         ("boot", "validation boot: locktorture and cyclictest smoke", "st_boot"),
         ("torture", "short lock torture (torture/configs/lock, short=N)", "st_torture"),
+        ("lockdep", "converted spinlocks under lockdep: stress-set boot", "st_lockdep"),
         ("kunit-debug", "KUnit on x86_64 with the debug fragment", "st_debug_kunit"),
     ]
 
@@ -437,7 +467,7 @@ class Check:
              "kunit-uml": ["workspace", "uml"], "x86_64": ["workspace"],
              "allnoconfig": ["workspace"], "kunit-x86_64": ["workspace"],
              "boot": ["workspace", "project"], "torture": ["workspace"],
-             "kunit-debug": ["workspace"]}
+             "kunit-debug": ["workspace"], "lockdep": ["workspace"]}
     MAKERS = {"workspace": "series", "uml": "bisect", "project": "x86_64"}
 
     def prepare(self, need):

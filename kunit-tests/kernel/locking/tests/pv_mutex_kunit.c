@@ -22,6 +22,7 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/pv_mutex.h>
+#include <linux/pv_spinlock.h>
 #include <linux/rtmutex.h>
 #include <linux/sched.h>
 #include <linux/sched/prio.h>
@@ -41,6 +42,7 @@
 union pvk_lock {
 	struct pv_mutex pv;
 	struct rt_mutex rt;
+	struct pv_spinlock ps;
 };
 
 struct pvk_ops {
@@ -93,6 +95,23 @@ static const struct pvk_ops pvk_rt_ops = {
 	.lock_interruptible = rt_lock_intr, .trylock = rt_trylock,
 	.unlock = rt_unlock, .detects_deadlock = false,
 };
+
+#ifdef CONFIG_PV_SPINLOCK
+static void ps_init(union pvk_lock *l) { pv_spin_lock_init(&l->ps); }
+static void ps_lock(union pvk_lock *l) { pv_spin_lock(&l->ps); }
+static int ps_trylock(union pvk_lock *l) { return pv_spin_trylock(&l->ps); }
+static void ps_unlock(union pvk_lock *l) { pv_spin_unlock(&l->ps); }
+
+/*
+ * A converted spinlock is a pv_mutex taken through pv_spin_lock(): it has no
+ * interruptible or timed lock and reports no cycle, as spin_lock() does not;
+ * it runs the scenarios that need neither.
+ */
+static const struct pvk_ops pvk_ps_ops = {
+	.name = "pv_spinlock", .init = ps_init, .lock = ps_lock,
+	.trylock = ps_trylock, .unlock = ps_unlock, .detects_deadlock = false,
+};
+#endif
 
 enum pvk_cmd { CMD_LOCK, CMD_LOCK_INTR, CMD_LOCK_TIMEOUT, CMD_UNLOCK,
 	       CMD_PV_LOCK, CMD_PV_UNLOCK, CMD_RT_LOCK, CMD_RT_LOCK_INTR,
@@ -303,6 +322,10 @@ static void pvk_lock_init(struct pvk_ctx *ctx, union pvk_lock *l,
 	ops->init(l);
 	if (ops == &pvk_rt_ops)
 		lockdep_set_class(&l->rt, key);
+#ifdef CONFIG_PV_SPINLOCK
+	else if (ops == &pvk_ps_ops)
+		lockdep_set_class(&l->ps.lock, key);
+#endif
 	else
 		lockdep_set_class(&l->pv, key);
 }
@@ -1272,7 +1295,69 @@ static void pvk_deadlock_mixed(struct kunit *test)
 	pvk_do(t1, CMD_PV_UNLOCK, a);
 }
 
+/* --- converted spinlocks --------------------------------------------------- */
+
+static DEFINE_PV_SPINLOCK(pvk_static_ps);
+
+/*
+ * A struct pv_spinlock is a pv_mutex with CONFIG_PV_SPINLOCK and a spinlock_t
+ * without, and lockdep must see it as such: a sleeping lock (LD_WAIT_SLEEP)
+ * or a spinlock_t (LD_WAIT_CONFIG), defined statically or initialized at
+ * run time.  Converted, its holder owns the pv_mutex and cannot migrate.
+ */
+static void pvk_spinlock_type(struct kunit *test)
+{
+	u8 want = IS_ENABLED(CONFIG_PV_SPINLOCK) ? LD_WAIT_SLEEP : LD_WAIT_CONFIG;
+	bool locked, pinned = IS_ENABLED(CONFIG_PV_SPINLOCK);
+	struct task_struct *owner = current;
+	struct pv_spinlock dyn;
+	int taken;
+
+	pv_spin_lock_init(&dyn);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	KUNIT_EXPECT_EQ(test, dyn.lock.dep_map.wait_type_inner, want);
+	KUNIT_EXPECT_EQ(test, pvk_static_ps.lock.dep_map.wait_type_inner, want);
+#else
+	(void)want;
+#endif
+	/* Nothing that may sleep while a spinlock_t is held: look, then check. */
+	pv_spin_lock(&dyn);
+	pv_spin_lock_assert_held(&dyn);
+	locked = !pv_spin_trylock(&dyn);
+	if (!locked)
+		pv_spin_unlock(&dyn);
+#ifdef CONFIG_PV_SPINLOCK
+	owner = pv_mutex_owner(&dyn.lock);
+#ifdef CONFIG_SMP
+	pinned = current->migration_disabled;
+#endif
+#endif
+	pv_spin_unlock(&dyn);
+	KUNIT_EXPECT_TRUE(test, locked);
+	KUNIT_EXPECT_PTR_EQ(test, owner, current);
+	KUNIT_EXPECT_EQ(test, pinned, IS_ENABLED(CONFIG_PV_SPINLOCK));
+#if defined(CONFIG_PV_SPINLOCK) && defined(CONFIG_SMP)
+	KUNIT_EXPECT_FALSE(test, current->migration_disabled);
+#endif
+	taken = pv_spin_trylock(&dyn);
+	if (taken)
+		pv_spin_unlock(&dyn);
+	KUNIT_EXPECT_EQ(test, taken, 1);
+	taken = pv_spin_trylock(&pvk_static_ps);
+	if (taken)
+		pv_spin_unlock(&pvk_static_ps);
+	KUNIT_EXPECT_EQ(test, taken, 1);
+}
+
 static const struct pvk_ops *pvk_both[] = { &pvk_pv_ops, &pvk_rt_ops };
+
+/* The scenarios a converted spinlock runs too, when there is one. */
+static const struct pvk_ops *pvk_all[] = {
+	&pvk_pv_ops, &pvk_rt_ops,
+#ifdef CONFIG_PV_SPINLOCK
+	&pvk_ps_ops,
+#endif
+};
 
 static void pvk_ops_desc(const struct pvk_ops **ops, char *desc)
 {
@@ -1280,20 +1365,21 @@ static void pvk_ops_desc(const struct pvk_ops **ops, char *desc)
 }
 
 KUNIT_ARRAY_PARAM(pvk_locks, pvk_both, pvk_ops_desc);
+KUNIT_ARRAY_PARAM(pvk_all_locks, pvk_all, pvk_ops_desc);
 
 static struct kunit_case pv_mutex_cases[] = {
-	KUNIT_CASE_PARAM(pvk_fig6_inversion_with_hog, pvk_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_fig8_chain, pvk_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_yodaiken, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_fig6_inversion_with_hog, pvk_all_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_fig8_chain, pvk_all_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_yodaiken, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_request_outcomes, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_request_while_blocked, pvk_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_non_lifo_release, pvk_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_boost_is_not_baseline, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_non_lifo_release, pvk_all_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_boost_is_not_baseline, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_timeout_deboosts, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_signal_deboosts, pvk_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_setscheduler, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_setscheduler, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_chain_middle_leaves, pvk_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_handoff_fifo, pvk_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_handoff_fifo, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_handoff_steal, pvk_locks_gen_params),
 	KUNIT_CASE(pvk_rt_mutex_coexistence),
 	KUNIT_CASE(pvk_chain_pv_to_rt),
@@ -1306,6 +1392,7 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE(pvk_timeout_no_wrap),
 	KUNIT_CASE(pvk_trylock_softirq),
 	KUNIT_CASE(pvk_misuse),
+	KUNIT_CASE(pvk_spinlock_type),
 	/* Last: with lockdep, the first intended deadlock switches it off. */
 	KUNIT_CASE_PARAM(pvk_deadlock_aa, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_deadlock_abba, pvk_locks_gen_params),

@@ -202,15 +202,21 @@ def test_lockdep_switched_off_is_reported():
     assert clean == []
 
 
-@pytest.mark.skipif(not os.path.exists(DATA), reason="no recorded boot")
 def test_recorded_boot_of_the_project_kernel():
+    """The sections of a real boot of the converted project kernel
+    (scripts/lock-advisor, 30 s of stress-set)."""
     with open(DATA, encoding="utf-8") as f:
         text = f.read()
     rows, others, t_sched, warnings = advisor.analyse_text(text, [], 0)
     assert warnings == []
     assert t_sched[0] > 0
     by = {r["class"]: r for r in rows}
-    # zone->lock is taken with interrupts off and in interrupt context
+    # the page allocator's zone->lock is only ever taken with interrupts off
     assert by["&zone->lock"]["verdict"] == "unsafe"
+    assert any(n.startswith("irqs-off") for n in by["&zone->lock"]["notes"])
     assert others.get("raw_spinlock_t", 0) > 0
-    assert console.sections(text)["lockdep"][1]
+    # the series' conversions are sleeping locks to lockdep in this kernel
+    deps = advisor.parse_lockdep(console.sections(text)["lockdep"][1])
+    for name in ("&info->lock", "cdev_lock.lock", "&ent->pde_unload_lock"):
+        assert deps[name]["wait"] == "sleep", name
+        assert name not in by

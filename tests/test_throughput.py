@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/throughput: the guest's figures and the comparison table."""
+
+import pytest
+
+from pvrt import throughput
+from pvrt.errors import PvrtError
+
+SECTION = """\
+hackbench 0 1.104
+write 0 10.00 11.00
+read 0 11.02 11.66
+opens 0 11.70 12.55
+hackbench 1 1.210
+write 1 20.00 21.28
+read 1 21.30 21.94
+opens 1 22.00 22.80
+""".splitlines()
+
+
+def test_figures_per_run():
+    f = throughput.parse(SECTION)
+    assert f["hackbench"] == [1.104, 1.21]
+    assert f["write"] == [128.0, 100.0]          # 128 MB in 1.00 s and in 1.28 s
+    assert f["read"] == [200.0, 200.0]
+    assert f["opens"] == [0.85, 0.8]
+
+
+def test_missing_or_broken_figures_are_errors_not_zeros():
+    with pytest.raises(PvrtError, match="hackbench printed no time"):
+        throughput.parse(["hackbench 0 "])
+    with pytest.raises(PvrtError, match="two uptimes"):
+        throughput.parse(["write 0 12.00"])
+    with pytest.raises(PvrtError, match="no measurable time"):
+        throughput.parse(["write 0 12.00 12.00"])
+
+
+def test_table_gives_medians_ranges_and_ratios_to_the_first_kernel():
+    stock = {"variant": "stock", "summary": throughput.summary(throughput.parse(SECTION))}
+    slow = {"variant": "project", "summary": {"hackbench": (2.314, 2.2, 2.4)}}
+    text = throughput.table([stock, slow])
+    lines = text.splitlines()
+    assert lines[2].split()[0] == "stock" and "x1.00" in lines[2]
+    assert "1.16 [1.10..1.21]" in lines[2]
+    assert "x2.00" in lines[3]                   # 2.314 / median(1.104, 1.21) = 2.0
+    assert lines[3].count(" - ") + lines[3].rstrip().endswith("-") >= 1

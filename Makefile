@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-# The project's two entry points; each does its own set-up (scripts/setup).
+# The project's entry points; each does its own set-up (scripts/setup).
 #
 #   make validate   apply, build stock + project kernels, boot, compare latency
 #   make check      every check (what .ci/run calls); last line "N passed, N failed"
+#   make conversions  the lock conversions' evidence: advisor, latency, tracer, throughput
 
-.PHONY: all validate check setup export help
+.PHONY: all validate check setup export help conversions
 all: help
 
 help:
-	@sed -n '2,5p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,6p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	scripts/setup
@@ -19,6 +20,16 @@ validate: setup
 
 check: setup
 	scripts/check $(CHECK_ARGS)
+
+# The evidence of the lock conversions (README, "Lock conversions"): the
+# advisor's table, latency of the kernels with and without them (3 x 60 s),
+# the tracer's worst sections, throughput.  About 75 min warm.
+CONVERSION_KERNELS = stock,stock-pcp0,rt,project,project-noconv,project-before
+conversions: setup
+	scripts/lock-advisor
+	scripts/validate --variants $(CONVERSION_KERNELS) --runs 3 --seconds 60 --no-devices
+	scripts/trace-latency --variants project,project-noconv,stock --load stress-set
+	scripts/throughput --variants stock,rt,project,project-noconv --runs 5
 
 export:
 	scripts/export

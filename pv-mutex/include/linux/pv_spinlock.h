@@ -84,21 +84,22 @@ static inline void pv_spin_lock_nested(struct pv_spinlock *l, unsigned int subcl
 	migrate_disable();
 }
 
+/* pv_spin_trylock() without the annotation for sparse. */
+static inline int __pv_spin_trylock(struct pv_spinlock *l)
+{
+	if (!pv_mutex_trylock(&l->lock))
+		return 0;
+	migrate_disable();
+	return 1;
+}
+
 /**
  * pv_spin_trylock - take a converted spinlock if it is free
  * @l: the lock
  *
  * Return: 1 if the lock was taken, 0 otherwise.
  */
-static inline int pv_spin_trylock(struct pv_spinlock *l)
-	__cond_acquires(l)
-{
-	if (!pv_mutex_trylock(&l->lock))
-		return 0;
-	__acquire(l);
-	migrate_disable();
-	return 1;
-}
+#define pv_spin_trylock(l)	__cond_lock(l, __pv_spin_trylock(l))
 
 /**
  * pv_spin_unlock - release a converted spinlock
@@ -146,11 +147,7 @@ static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
 	spin_lock_nested(&l->lock, subclass);
 }
 
-static __always_inline int pv_spin_trylock(struct pv_spinlock *l)
-	__cond_acquires(l)
-{
-	return spin_trylock(&l->lock);
-}
+#define pv_spin_trylock(l)	spin_trylock(&(l)->lock)
 
 static __always_inline void pv_spin_unlock(struct pv_spinlock *l)
 	__releases(l)

@@ -221,7 +221,18 @@ def _save(plt, fig, path, rect=(0, 0, 1, 1)):
 
 
 COLOURS = {"stock": "tab:blue", "threadirqs": "tab:orange", "rt": "tab:green",
-           "project": "tab:red"}
+           "project": "tab:red", "project-noconv": "tab:purple",
+           "project-before": "tab:brown", "project-softirq": "tab:pink",
+           "stock-pcp0": "tab:cyan"}
+_SPARE = ("tab:olive", "tab:gray", "black", "gold", "navy", "lime")
+
+
+def colour(name):
+    """A kernel's colour in every plot: fixed for the known variants, one of
+    the spare ones (by name, stable across plots) for any other."""
+    if name in COLOURS:
+        return COLOURS[name]
+    return _SPARE[sum(map(ord, name)) % len(_SPARE)]
 
 
 def plot_histograms(rows, path, load):
@@ -240,7 +251,7 @@ def plot_histograms(rows, path, load):
         for us, n in p["hist"].items():
             i = min(max(bisect.bisect_right(edges, max(us, 1)) - 1, 0), len(counts) - 1)
             counts[i] += n
-        ax.stairs([c if c else 0.5 for c in counts], edges, color=COLOURS.get(v),
+        ax.stairs([c if c else 0.5 for c in counts], edges, color=colour(v),
                   label=f"{v}: {p['runs']} run(s), {p['samples']} samples, max {p['max']} us")
     ax.set_yscale("log")
     ax.set_ylim(bottom=0.8)
@@ -269,9 +280,9 @@ def plot_survival(rows, path, load):
                 break
             xs.append(max(us, 1))
             ys.append(left / p["samples"])
-        ax.step(xs, ys, where="post", color=COLOURS.get(v),
+        ax.step(xs, ys, where="post", color=colour(v),
                 label=f"{v} (max {p['max']} us, p99.999 {p['p99999']} us)")
-        ax.plot([p["max"]], [1 / p["samples"]], marker="x", color=COLOURS.get(v))
+        ax.plot([p["max"]], [1 / p["samples"]], marker="x", color=colour(v))
     for frac, name in ((1e-2, "p99"), (1e-4, "p99.99"), (1e-5, "p99.999")):
         ax.axhline(frac, color="gray", linewidth=0.6, linestyle=":")
         ax.text(1.0, frac, f" {name}", fontsize=7, color="gray", va="center",

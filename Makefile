@@ -24,7 +24,7 @@ check: setup
 # The evidence of the lock conversions (README, "Lock conversions"): the
 # advisor's table, latency of the kernels with and without them (3 x 60 s),
 # the tracer's worst sections, throughput.  About 75 min warm.
-CONVERSION_KERNELS = stock,stock-pcp0,rt,project,project-noconv,project-before
+CONVERSION_KERNELS = stock,stock-pcp0,rt,project,project-noconv,project-softirq,project-before
 conversions: setup
 	scripts/lock-advisor
 	scripts/validate --variants $(CONVERSION_KERNELS) --runs 3 --seconds 60 --no-devices

@@ -137,7 +137,7 @@ class Check:
             self.res.case(stage, name, False, f"kunit.py parse found no results in {console_log}")
             return
         ran, passed, failed, skipped, parsed = summary
-        v = kunit.verdict(res.returncode, raw, summary[:4])
+        v = kunit.verdict(res.returncode, raw, summary[:4], kunit.run_parse_errors(res.output))
         if v.note:
             print(f"  note: {v.note}", flush=True)
         self.res.count(stage, f"{name} ({ran} ran, {skipped} skipped)", v.passed, v.failed,

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from pvrt import advisor, console
+from pvrt import advisor, build, console
 from pvrt.errors import PvrtError
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "lock-advisor-project.log")
@@ -220,3 +220,14 @@ def test_recorded_boot_of_the_project_kernel():
     for name in ("&info->lock", "cdev_lock.lock", "&ent->pde_unload_lock"):
         assert deps[name]["wait"] == "sleep", name
         assert name not in by
+
+
+def test_lockstat_twin_drops_what_switches_lockdep_off():
+    top = os.path.join(os.path.dirname(__file__), "..")
+    v = advisor.lockstat_twin(top, "project")
+    assert v.name == "project-lockstat"
+    assert v.fragments[-1] == advisor.LOCKSTAT_FRAGMENT
+    assert advisor.BENCH_FRAGMENT not in v.fragments
+    assert "series-kunitconfigs" not in v.fragments
+    assert "variants/fragments/validation.config" in v.fragments
+    assert v.cmdline == build.Variant("project", top).cmdline

@@ -43,4 +43,5 @@ def test_table_gives_medians_ranges_and_ratios_to_the_first_kernel():
     assert lines[2].split()[0] == "stock" and "x1.00" in lines[2]
     assert "1.16 [1.10..1.21]" in lines[2]
     assert "x2.00" in lines[3]                   # 2.314 / median(1.104, 1.21) = 2.0
-    assert lines[3].count(" - ") + lines[3].rstrip().endswith("-") >= 1
+    # a figure the kernel's runs did not give is "-", not a number
+    assert lines[3].split()[-3:] == ["-", "-", "-"]

@@ -261,17 +261,13 @@ def table(rows, t_sched, sections, others):
 # --- the boot ---------------------------------------------------------------------
 
 def lockstat_twin(top, name):
-    """The lock-statistics twin of variant NAME (a Variant named <name>-lockstat)."""
-    var = build.Variant(name, top)
-    twin = build.Variant(var.build_name, top)
-    twin.name = f"{var.build_name}-lockstat"
-    # The benchmark modules refuse lockdep, and the KUnit suites' intended
-    # deadlocks would switch it off; pi_football (T_sched) is in the
-    # lock-statistics fragment.
-    twin.fragments = [f for f in twin.fragments
-                      if f not in (BENCH_FRAGMENT, "series-kunitconfigs")] + [LOCKSTAT_FRAGMENT]
-    twin.cmdline = var.cmdline
-    return twin
+    """The lock-statistics twin of variant NAME (a Variant named <name>-lockstat).
+
+    The benchmark modules refuse lockdep, and the KUnit suites' intended
+    deadlocks would switch it off; pi_football (T_sched) is in the
+    lock-statistics fragment."""
+    return build.twin(top, name, "lockstat", add=[LOCKSTAT_FRAGMENT],
+                      drop=(BENCH_FRAGMENT, "series-kunitconfigs"))
 
 
 def boot_advisor(top, tree, name, secs, load, results_dir, smp=2):

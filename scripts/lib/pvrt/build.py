@@ -142,6 +142,18 @@ def fragment_text(top, tree, variant):
     return "\n".join(parts)
 
 
+def twin(top, name, suffix, add=(), drop=()):
+    """Variant NAME's kernel with the fragments ADD and without DROP, built
+    apart as <build name>-<SUFFIX> and booted with NAME's kernel parameters:
+    the traced and the lock-statistics kernels of an experiment."""
+    var = Variant(name, top)
+    t = Variant(var.build_name, top)
+    t.name = f"{var.build_name}-{suffix}"
+    t.fragments = [f for f in t.fragments if f not in drop] + list(add)
+    t.cmdline = var.cmdline
+    return t
+
+
 def check_config(want_text, config_path):
     """Return the fragment lines that did not take effect in CONFIG_PATH."""
     with open(config_path, encoding="utf-8") as f:

@@ -18,11 +18,9 @@ build/results/throughput-<time>/.
 import argparse
 import os
 import statistics
-import threading
 
-from pvrt import boot, build, experiment, lock, logs, tools
+from pvrt import boot, build, experiment, lock, logs, tools, validate
 from pvrt.errors import PvrtError, entry
-from pvrt.results import save
 
 log = logs.logger("throughput")
 
@@ -135,30 +133,20 @@ def _run(args, top, bdir, names):
     if not args.no_build:
         experiment.apply_and_build(top, bdir, names, log)
     results_dir = experiment.new_results_dir(bdir, "throughput-")
-    rows, todo, mu = {}, list(names), threading.Lock()
 
-    def worker():
-        while True:
-            with mu:
-                if not todo:
-                    return
-                n = todo.pop(0)
-            try:
-                r = boot_one(top, n, args.runs, results_dir)
-            except PvrtError as e:
-                r = {"variant": n, "runs": args.runs, "figures": {}, "summary": {},
-                     "problems": [str(e)]}
-            with mu:
-                rows[n] = r
-                save([rows[k] for k in names if k in rows],
-                     os.path.join(results_dir, "throughput.json"))
+    def measure(n):
+        try:
+            return [boot_one(top, n, args.runs, results_dir)]
+        except PvrtError as e:          # a figure the guest did not print
+            return [{"variant": n, "runs": args.runs, "figures": {}, "summary": {},
+                     "problems": [str(e)]}]
 
-    threads = [threading.Thread(target=worker) for _ in range(min(args.jobs, len(names)))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    ordered = [rows[n] for n in names]
+    jobs = [validate.Job(f"throughput/{n}/{args.runs}", f"{n}: throughput, {args.runs} runs",
+                         args.runs * 60 + 60, lambda n=n: measure(n)) for n in names]
+    rows = validate.run_jobs(jobs, validate.Progress(len(jobs)), args.jobs,
+                             os.path.join(results_dir, "throughput.json"), [])
+    by = {r["variant"]: r for r in rows}
+    ordered = [by[n] for n in names]
     print(table(ordered))
     bad = [f"{r['variant']}: {'; '.join(r['problems'])}" for r in ordered if r["problems"]]
     for b in bad:

@@ -33,12 +33,7 @@ log = logs.logger("trace-latency")
 
 def traced(top, name):
     """The traced twin of variant NAME (a Variant named <name>-trace)."""
-    var = build.Variant(name, top)
-    base = build.Variant(var.build_name, top)
-    base.name = f"{var.build_name}-trace"
-    base.fragments = base.fragments + [TRACE_FRAGMENT]
-    base.cmdline = var.cmdline
-    return base
+    return build.twin(top, name, "trace", add=[TRACE_FRAGMENT])
 
 
 def boot_traced(top, name, secs, load, results_dir):

@@ -138,15 +138,16 @@ def test_one_boot_per_configuration(tmp_path, monkeypatch):
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
     scens = torture.select(torture.load(TOP), ["PVLOCK01", "PVLOCK05", "PVLOCK06",
                                                "PVLOCK09", "PVLOCK12"])
-    kernels, boots = [], []
+    kernels, boots, appends = [], [], []
 
     def kernel_for(top, tree, fragment, log):
         name = "debug" if "CONFIG_KASAN=y" in fragment else "project"
         kernels.append(name)
-        return name, str(tmp_path / name)
+        return name, str(tmp_path / name), ["kunit.enable=0"]
 
     def fake_boot(kernel, cmd, log_path, **kw):
         boots.append((cmd, kw["icount"]))
+        appends.append(kw["append"])
         body = "".join(section(s.name, LOCKTORTURE_OK, 0) for s in scens)
         return boot_result(tmp_path, body)
 
@@ -159,9 +160,43 @@ def test_one_boot_per_configuration(tmp_path, monkeypatch):
     # kernels, three boots.
     assert sorted(kernels) == ["debug", "project"]
     assert len(boots) == 3 and [b[1] for b in boots].count(True) == 1
+    # The kernel's own parameters reach every boot (no KUnit run at a torture boot).
+    assert all("kunit.enable=0" in a.split() for a in appends)
     smp_cmd = next(c for c, icount in boots if not icount and "PVLOCK05" in c)
     assert smp_cmd.startswith("torture PVLOCK05 7 locktorture torture_type=rtmutex_lock")
     assert "torture PVLOCK06 7 pi_football lock=pv_mutex mode=football" in smp_cmd
     assert (tmp_path / "torture.json").exists()
     assert [r["scenario"] for r in rows] == ["PVLOCK01", "PVLOCK05", "PVLOCK06",
                                              "PVLOCK12", "PVLOCK09"]
+
+
+def test_debug_scenarios_boot_the_one_debug_kernel(tmp_path, monkeypatch):
+    """PVLOCK01 (debug fragment) runs on build.debug_twin, which the lockdep
+    and debug KUnit stages boot too, with its KUnit suites off; a scenario
+    neither kernel satisfies gets a kernel of its own."""
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    built = []
+
+    common = open(os.path.join(TOP, torture.CFG_DIR, "CFcommon"), encoding="utf-8").read()
+
+    def fake_configure(top, tree, variant, out, strict=True):
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, ".config"), "w", encoding="utf-8") as f:
+            f.write(build.fragment_text(top, TOP, variant, strict=False) + common)
+
+    def fake_build(top, tree, name, out=None, log=print):
+        fake_configure(top, tree, build.Variant(name, top),
+                       os.path.join(str(tmp_path), "out", name))
+
+    monkeypatch.setattr(build, "configure", fake_configure)
+    monkeypatch.setattr(build, "build", fake_build)
+    monkeypatch.setattr(build, "build_variant",
+                        lambda top, tree, v, out=None, log=print: built.append(v.name))
+    scen = {s.name: s for s in torture.load(TOP)}
+    name, _out, args = torture.kernel_for(TOP, TOP, scen["PVLOCK05"].fragment, print)
+    assert (name, args, built) == ("project", ["kunit.enable=0"], [])
+    name, _out, args = torture.kernel_for(TOP, TOP, scen["PVLOCK01"].fragment, print)
+    assert (name, args, built) == ("project-debug", ["kunit.enable=0"], ["project-debug"])
+    name, _out, args = torture.kernel_for(TOP, TOP, scen["PVLOCK01"].fragment
+                                          + "CONFIG_KCSAN=y\n", print)
+    assert name.startswith("torture-") and args == [] and built[-1] == name

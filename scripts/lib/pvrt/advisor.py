@@ -56,7 +56,7 @@ from pvrt.errors import PvrtError, entry
 from pvrt.results import save
 
 LOCKSTAT_FRAGMENT = "variants/fragments/lockstat.config"
-BENCH_FRAGMENT = "variants/fragments/bench.config"
+BENCH_FRAGMENT = build.BENCH_FRAGMENT
 
 log = logs.logger("lock-advisor")
 

@@ -124,7 +124,9 @@ def series_kunitconfigs(top, tree, arch=None):
     return paths
 
 
-def fragment_text(top, tree, variant):
+def fragment_text(top, tree, variant, strict=True):
+    """The variant's fragments as one text.  STRICT=False (a commit in the
+    middle of the series) leaves out the fragments the tree has no file for."""
     parts = []
     for frag in variant.fragments:
         if frag == "series-kunitconfigs":
@@ -135,11 +137,31 @@ def fragment_text(top, tree, variant):
             files = [os.path.join(top, frag)]
         for path in files:
             if not os.path.isfile(path):
+                if not strict:
+                    continue
                 raise PvrtError(f"variant {variant.name}: fragment {path} not found"
                                  " (is the series applied? run scripts/apply)")
             with open(path, encoding="utf-8") as f:
                 parts.append(f"# --- {frag}: {os.path.basename(path)}\n" + f.read())
     return "\n".join(parts)
+
+
+BENCH_FRAGMENT = "variants/fragments/bench.config"
+DEBUG_FRAGMENTS = ("variants/fragments/debug.config", "variants/fragments/lockstat.config")
+# Boots of a kernel with the KUnit suites built in that do not count their
+# results: the suites do not run (kunit.enable is KUnit's own switch).
+NO_KUNIT = "kunit.enable=0"
+
+
+def debug_twin(top):
+    """The one debug kernel of 'make check': the project kernel with lockdep,
+    raw lock nesting, atomic-sleep checks, rt_mutex debugging, KASAN, UBSAN
+    and lock statistics.  Torture's debug scenarios, the lockdep boot and the
+    debug KUnit run all boot it.  Its KUnit suites stay built in: the boots
+    that do not count them pass NO_KUNIT, so that no intended deadlock of a
+    suite switches lockdep off before the boot's own work.  The benchmark
+    modules are left out (they refuse lockdep)."""
+    return twin(top, "project", "debug", add=DEBUG_FRAGMENTS, drop=(BENCH_FRAGMENT,))
 
 
 def twin(top, name, suffix, add=(), drop=()):
@@ -176,9 +198,14 @@ def jobs():
     return os.environ.get("PVRT_JOBS") or str(os.cpu_count() or 2)
 
 
-def configure(top, tree, variant, out):
+def configure(top, tree, variant, out, strict=True):
+    """Write OUT/.config for VARIANT; returns the options the fragments changed
+    in a user's .config.  STRICT=False, for a commit in the middle of the
+    series: fragments the tree has no file for are left out, and lines that
+    did not take effect (options a later commit adds) are returned, not an
+    error."""
     os.makedirs(out, exist_ok=True)
-    text = fragment_text(top, tree, variant)
+    text = fragment_text(top, tree, variant, strict)
     frag = os.path.join(out, "pvrt-fragment.config")
     with open(frag, "w", encoding="utf-8") as f:
         f.write(text)
@@ -205,6 +232,8 @@ def configure(top, tree, variant, out):
                                 extra=[f"KCONFIG_ALLCONFIG={frag}"]),
                        cwd=tree, check=True, stdout=subprocess.DEVNULL)
     bad = check_config(text, os.path.join(out, ".config"))
+    if not strict:
+        return bad
     if bad:
         raise PvrtError(f"variant {variant.name}: Kconfig dropped fragment lines:\n  "
                          + "\n  ".join(bad))

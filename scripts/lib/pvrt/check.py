@@ -22,10 +22,22 @@ from pvrt import (advisor, base, boot, build, console, errors, gitutil, kunit, l
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
 
-# Boot parameters the KUnit runs need: the ikt suite checks that an
-# ikt.prio= rule reaches the thread of the action it names, and that a
-# second ikt.prio= is refused while the first stays.
-KUNIT_BOOT_ARGS = "ikt.prio=ikt-kunit-boot:61 ikt.prio=ikt-kunit-boot:62"
+# Boot parameter the KUnit runs add to the project kernel's own (which has
+# ikt.prio=ikt-kunit-boot:61): the ikt suite checks that the first ikt.prio=
+# rule reaches the thread of the action it names and that a second one is
+# refused while the first stays.
+KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
+
+# The stages' times (s) on a brand-new 2-core machine (no ccache, no base
+# cache), measured by 'CI=true bash .ci/run' from a fresh clone: what the
+# time budget expects of a stage this machine has not run yet.  A stage it
+# has run is expected to take what it took last time (check-timings.json in
+# the cache directory, next to ccache's: both go together).
+COLD_SECONDS = {"tools": 20, "series": 120, "checkpatch": 40, "bisect": 1500, "x86_64": 120,
+                "boot": 60, "allnoconfig": 330, "kunit-uml": 300, "torture": 1000,
+                "lockdep": 180, "kunit-debug": 300}
+# CI gives a run 90 minutes, set-up and clone included: the stages get 80.
+DEFAULT_BUDGET = 80 * 60
 
 class Results:
     def __init__(self):
@@ -226,33 +238,27 @@ class Check:
                       not unused, "stale: " + ", ".join(sorted(unused)))
 
     def st_bisect(self):
-        """Every patch builds: incremental UML (KUnit) builds, commit by commit."""
-        commits = self.commits()
-        wt = os.path.join(self.bdir, "bisect")
-        gitutil.ensure_worktree(self.tree, wt, commits[0])
-        out = os.path.join(self.bdir, "out", "uml")
-        os.makedirs(out, exist_ok=True)
-        built = False
-        for i, commit in enumerate(commits, 1):
-            subject = gitutil.out(["git", "-C", self.tree, "log", "-1", "--format=%s", commit])
-            if built and docs_only(gitutil.out(["git", "-C", self.tree, "diff-tree", "-r",
-                                                "--no-commit-id", "--name-only", commit]
-                                               ).split()):
-                # Nothing a compiler reads changed: the previous build stands.
-                self.res.case("bisect", f"[{i}/{len(commits)}] builds (UML): {subject}"
-                              " (documentation only, previous build stands)", True)
-                continue
-            gitutil.run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
-            kcfgs = self.kunitconfigs(wt, "um")
-            res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "build",
-                            f"--build_dir={out}", f"--jobs={build.jobs()}",
-                            f"--make_options=CC={cc()}"] +
-                           [f"--kunitconfig={k}" for k in kcfgs],
-                           f"bisect-{i:02d}.log", cwd=wt)
-            self.res.case("bisect", f"[{i}/{len(commits)}] builds (UML): {subject}",
-                          res.returncode == 0, self.tail(res.output))
-            built = res.returncode == 0
-        self.uml_build = out
+        """Every patch builds: the project kernel's configuration, commit by
+        commit, in the check tree itself.  Each commit's build is an
+        incremental make, so make decides what a change reaches (every
+        object that includes a changed header is compiled again, every
+        Kconfig change reconfigures), and the last commit's build is the
+        project kernel that the x86_64, boot and torture stages use."""
+        out = os.path.join(self.bdir, "out", "project")
+        variant = build.Variant("project", self.top)
+
+        def build_one(i, commit, log_name):
+            dropped = build.configure(self.top, self.tree, variant, out, strict=False)
+            if dropped:
+                print(f"        (fragment lines this commit's Kconfig does not take:"
+                      f" {len(dropped)})", flush=True)
+            return self.run(build.make_cmd(out, variant.arch, "bzImage", "modules"), log_name,
+                            cwd=self.tree)
+
+        bisect_builds(self.tree, self.commits(), build_one, self.res, self.run_ok)
+
+    def run_ok(self, res):
+        return res.returncode == 0, self.tail(res.output)
 
     def kunitconfigs(self, tree, arch):
         """The project's KUnit configuration: variants/kunit.config + the series' own."""
@@ -260,7 +266,11 @@ class Check:
             p for p in build.series_kunitconfigs(self.top, tree, arch) if os.path.exists(p)]
 
     def st_uml_kunit(self):
-        self.kunit("kunit-uml", "KUnit on UML", ["exec"], self.uml_build, "kunit-uml.log")
+        """The suites on a uniprocessor UML kernel (kunit.py's own configuration)."""
+        self.kunit("kunit-uml", "KUnit on UML",
+                   ["run", "--timeout=600"] +
+                   [f"--kunitconfig={k}" for k in self.kunitconfigs(self.tree, "um")],
+                   self.uml_build, "kunit-uml.log")
 
     def changed_lines(self):
         return lint.changed_lines(self.tree)
@@ -304,22 +314,46 @@ class Check:
     def st_allnoconfig(self):
         self.build_case("allnoconfig", "allnoconfig (every feature off) builds", "allnoconfig")
 
-    def st_x86_kunit(self):
-        kcfgs = self.kunitconfigs(self.tree, "x86_64")
-        self.kunit("kunit-x86_64", "KUnit on x86_64, QEMU -smp 2",
-                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=900",
-                    f"--kernel_args={KUNIT_BOOT_ARGS}"] +
-                   [f"--kunitconfig={k}" for k in kcfgs],
-                   os.path.join(self.bdir, "out", "kunit-x86_64"), "kunit-x86_64.log")
+    def debug_kernel(self):
+        """The debug twin (build.debug_twin), brought up to date: one kernel
+        for the torture scenarios on the debug fragment, the lockdep boot and
+        the debug KUnit run."""
+        twin = build.debug_twin(self.top)
+        out = os.path.join(self.bdir, "out", twin.name)
+        build.build_variant(self.top, self.tree, twin, out,
+                            log=lambda m: print("  " + m, flush=True))
+        return twin, out
 
     def st_debug_kunit(self):
-        kcfgs = self.kunitconfigs(self.tree, "x86_64") + [
-            os.path.join(self.top, "variants", "fragments", "debug.config")]
-        self.kunit("kunit-debug", "KUnit on x86_64 with lockdep, KASAN, UBSAN",
-                   ["run", "--arch=x86_64", "--qemu_args=-smp 2", "--timeout=1500",
-                    f"--kernel_args={KUNIT_BOOT_ARGS}"] +
-                   [f"--kunitconfig={k}" for k in kcfgs],
-                   os.path.join(self.bdir, "out", "kunit-debug"), "kunit-debug.log")
+        """The series' KUnit suites on the debug twin, QEMU -smp 2."""
+        twin, out = self.debug_kernel()
+        log_path = os.path.join(self.logs, "kunit-debug.log")
+        print(f"  $ scripts/boot (-smp 2, {twin.name}, the suites built in run at boot)",
+              flush=True)
+        res = boot.boot(build.kernel_image(out), "true", log_path,
+                        modroot=os.path.join(out, "modroot"), smp=2, timeout=1500,
+                        append=" ".join(twin.cmdline + [KUNIT_SECOND_RULE]))
+        self.res.case("kunit-debug", "debug kernel boots, runs its suites and powers off",
+                      res.booted and res.rc == 0 and not res.timed_out,
+                      "; ".join(res.problems()) or f"rc={res.rc}")
+        self.kunit_console("kunit-debug", "KUnit on x86_64 with lockdep, KASAN, UBSAN",
+                           res, log_path)
+
+    def kunit_console(self, stage, name, res, log_path):
+        """KUnit's results on a boot's console, counted from the KTAP lines,
+        and that the console is free of reports and has every expected one."""
+        counts = kunit.kunit_counts(self.tree, log_path)
+        if counts:
+            self.res.count(stage, name, *counts)
+        else:
+            self.res.case(stage, name, False, f"no KUnit results on the console ({log_path})")
+        splats = res.splats()
+        self.res.case(stage, f"{name}: console free of WARNING/BUG/lockdep/KASAN/UBSAN",
+                      not splats, "\n".join(f"line {n}: {ln}" for n, ln in splats[:20])
+                      + f"\n(console: {log_path})")
+        missing = console.missing_expected(res.text)
+        self.res.case(stage, f"{name}: every expected warning came", not missing,
+                      "; ".join(f"line {n}: {what}" for n, what in missing))
 
     def st_boot(self):
         out = os.path.join(self.bdir, "out", "project")
@@ -329,7 +363,8 @@ class Check:
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
-                        append=" ".join(build.Variant("project", self.top).cmdline))
+                        append=" ".join(build.Variant("project", self.top).cmdline
+                                        + [KUNIT_SECOND_RULE]))
         self.res.case("boot", "validation kernel boots to userspace (QEMU -smp 2)", res.booted,
                       f"see {res.log_path}")
         secs = res.sections()
@@ -368,18 +403,16 @@ class Check:
                               "no KUnit results on the console")
 
     def st_lockdep(self):
-        """The converted kernel under lockdep: the lock advisor's kernel (the
-        project's with LOCK_STAT, PROVE_LOCKING, PROVE_RAW_LOCK_NESTING,
-        DEBUG_ATOMIC_SLEEP) through a short stress set."""
-        twin = advisor.lockstat_twin(self.top, "project")
-        out = os.path.join(self.bdir, "out", twin.name)
-        build.build_variant(self.top, self.tree, twin, out,
-                            log=lambda m: print("  " + m, flush=True))
+        """The converted kernel under lockdep: the debug twin (the project's
+        with LOCK_STAT, PROVE_LOCKING, PROVE_RAW_LOCK_NESTING,
+        DEBUG_ATOMIC_SLEEP, KASAN, UBSAN) through a short stress set, the
+        lock advisor's guest command, its KUnit suites off."""
+        twin, out = self.debug_kernel()
         cmd = "lock-advisor 8 stress-set"
         print(f"  $ scripts/lock-advisor --secs 8   (boot only; -smp 2, {twin.name})", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "lockdep.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=1200,
-                        append=" ".join(twin.cmdline))
+                        append=" ".join(twin.cmdline + [build.NO_KUNIT]))
         self.res.case("lockdep", "lockdep kernel runs the stress set and powers off",
                       res.booted and res.rc == 0 and not res.timed_out,
                       "; ".join(res.problems()) or f"rc={res.rc}")
@@ -449,26 +482,24 @@ class Check:
         ("tools", "tool self-tests (pytest)", "st_tools"),
         ("series", "series: export --check, apply, git am", "st_series"),
         ("checkpatch", "checkpatch.pl --strict on every patch", "st_checkpatch"),
-        ("bisect", "every patch builds (incremental UML)", "st_bisect"),
-        ("kunit-uml", "KUnit on UML", "st_uml_kunit"),
-        ("x86_64", "x86_64 build, W=1 and sparse", "st_x86_build"),
+        ("bisect", "every patch builds (x86_64, the project configuration)", "st_bisect"),
+        ("x86_64", "x86_64 project kernel, W=1 and sparse", "st_x86_build"),
+        ("boot", "validation boot: KUnit suites, locktorture and cyclictest smoke", "st_boot"),
         ("allnoconfig", "x86_64 allnoconfig builds", "st_allnoconfig"),
-        ("kunit-x86_64", "KUnit on x86_64 under QEMU", "st_x86_kunit"),
-        ("boot", "validation boot: locktorture and cyclictest smoke", "st_boot"),
+        ("kunit-uml", "KUnit on UML", "st_uml_kunit"),
         ("torture", "short lock torture (torture/configs/lock, short=N)", "st_torture"),
         ("lockdep", "converted spinlocks under lockdep: stress-set boot", "st_lockdep"),
-        ("kunit-debug", "KUnit on x86_64 with the debug fragment", "st_debug_kunit"),
+        ("kunit-debug", "KUnit on the debug kernel (lockdep, KASAN, UBSAN)", "st_debug_kunit"),
     ]
 
     # What a stage needs that an earlier stage makes: with --only, what the
     # selection lacks is made first (each maker is incremental: it builds
     # only what is stale).
     NEEDS = {"checkpatch": ["workspace"], "bisect": ["workspace"],
-             "kunit-uml": ["workspace", "uml"], "x86_64": ["workspace"],
-             "allnoconfig": ["workspace"], "kunit-x86_64": ["workspace"],
-             "boot": ["workspace", "project"], "torture": ["workspace"],
-             "kunit-debug": ["workspace"], "lockdep": ["workspace"]}
-    MAKERS = {"workspace": "series", "uml": "bisect", "project": "x86_64"}
+             "kunit-uml": ["workspace"], "x86_64": ["workspace"],
+             "allnoconfig": ["workspace"], "boot": ["workspace", "project"],
+             "torture": ["workspace"], "kunit-debug": ["workspace"], "lockdep": ["workspace"]}
+    MAKERS = {"workspace": ("series",), "project": ("bisect", "x86_64")}
 
     def prepare(self, need):
         """Make NEED, which no selected stage makes."""
@@ -476,33 +507,70 @@ class Check:
             res = self.run([os.path.join(self.top, "scripts/apply"), "--force"])
             if res.returncode:
                 raise PvrtError("no workspace: " + self.tail(res.stderr, 5))
-        elif need == "uml":
-            res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "build",
-                            f"--build_dir={self.uml_build}", f"--jobs={build.jobs()}",
-                            f"--make_options=CC={cc()}"] +
-                           [f"--kunitconfig={k}" for k in self.kunitconfigs(self.tree, "um")],
-                           "kunit-uml-build.log", cwd=self.tree)
-            if res.returncode:
-                raise PvrtError("the UML KUnit kernel did not build; see"
-                                " build/check/logs/kunit-uml-build.log")
         elif need == "project":
             build.build(self.top, self.tree, "project", log=lambda m: print("  " + m, flush=True))
 
+    # --- the time budget ---------------------------------------------------------
+
+    def timings_path(self):
+        return os.path.join(base.cache_dir(), "check-timings.json")
+
+    def load_timings(self):
+        try:
+            with open(self.timings_path(), encoding="utf-8") as f:
+                got = json.load(f)
+            return {k: float(v) for k, v in got.items() if isinstance(v, (int, float))}
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def save_timing(self, key, seconds):
+        saved = self.load_timings()
+        saved[key] = round(seconds)
+        path = self.timings_path()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(saved, f, indent=1, sort_keys=True)
+        os.replace(path + ".tmp", path)
+
+    def expected(self, key, timings):
+        """What stage KEY is expected to take: its last time here, else its cold time."""
+        return timings.get(key, self.COLD_SECONDS.get(key, 0))
+
+    COLD_SECONDS = COLD_SECONDS
+
     def main(self):
         t0 = time.time()
+        budget = self.args.budget if getattr(self.args, "budget", None) is not None \
+            else DEFAULT_BUDGET
+        timings = self.load_timings()
         only = set(self.args.only.split(",")) if self.args.only else None
         self.uml_build = os.path.join(self.bdir, "out", "uml")
         selected = [k for k, _t, _f in self.STAGES if not only or k in only]
+        if budget:
+            print(f"time budget: {budget:.0f} s for the stages; a stage that cannot end"
+                  " within it is not run", flush=True)
         made = set()
         for key, title, fn in self.STAGES:
             if key not in selected:
                 continue
+            left = budget - (time.time() - t0)
+            want = self.expected(key, timings)
+            if budget and want > left:
+                print(f"\n=== {title}", flush=True)
+                self.res.case(key, "not run: time budget", False,
+                              f"expected {want:.0f} s, {max(left, 0):.0f} s left of"
+                              f" {budget:.0f} s (scripts/check --budget)")
+                self.times.append((title + " (not run: time budget)", 0))
+                continue
             for need in self.NEEDS.get(key, []):
-                if need not in made and self.MAKERS[need] not in selected:
+                if need not in made and not any(m in selected for m in self.MAKERS[need]):
                     self.stage(f"prepare: {need} (for {key})",
                                lambda need=need: self.prepare(need))
                 made.add(need)
+            t1 = time.time()
             self.stage(title, getattr(self, fn))
+            if not only:                # a whole run's stage times, for the next budget
+                self.save_timing(key, time.time() - t1)
         print("\n=== stage wall times")
         for name, dt in self.times:
             print(f"  {dt:6.0f}s  {name}")
@@ -515,13 +583,52 @@ class Check:
         return 1 if self.res.failed else 0
 
 
+def bisect_builds(tree, commits, build_one, res, judge):
+    """Check out each of COMMITS in TREE in turn and build it with
+    BUILD_ONE(i, commit, log_name); JUDGE(result) gives (ok, detail), recorded
+    as one case a commit in RES.  A commit that changes nothing a build reads
+    (docs_only) keeps the previous verdict.  TREE is left at the commit or
+    branch it was at, whatever happens."""
+    branch = subprocess.run(["git", "-C", tree, "symbolic-ref", "-q", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    head = gitutil.out(["git", "-C", tree, "rev-parse", "HEAD"])
+    built = False
+    try:
+        for i, commit in enumerate(commits, 1):
+            subject = gitutil.out(["git", "-C", tree, "log", "-1", "--format=%s", commit])
+            name = f"[{i}/{len(commits)}] builds: {subject}"
+            paths = gitutil.out(["git", "-C", tree, "diff-tree", "-r", "--no-commit-id",
+                                 "--name-only", commit]).split()
+            if built and docs_only(paths):
+                res.case("bisect", name + " (documentation only, previous build stands)", True)
+                continue
+            gitutil.run(["git", "-C", tree, "checkout", "-q", "--detach", commit])
+            ok, detail = judge(build_one(i, commit, f"bisect-{i:02d}.log"))
+            res.case("bisect", name, ok, detail)
+            built = ok
+    finally:
+        gitutil.run(["git", "-C", tree, "checkout", "-q"] + ([branch] if branch
+                                                              else ["--detach", head]))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/check", description=__doc__,
                                  epilog="example:\n  scripts/check --only series,checkpatch",
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="comma-separated stages: " +
                     ",".join(k for k, _t, _f in Check.STAGES))
+    ap.add_argument("--budget", type=float, default=None,
+                    help=f"seconds the stages may take (default {DEFAULT_BUDGET}, or"
+                    " $PVRT_CHECK_BUDGET; 0: no budget): a stage expected to end past it"
+                    " is a failed case 'not run: time budget'")
     args = ap.parse_args(argv)
+    if args.budget is None and os.environ.get("PVRT_CHECK_BUDGET"):
+        try:
+            args.budget = float(os.environ["PVRT_CHECK_BUDGET"])
+        except ValueError:
+            ap.error(f"PVRT_CHECK_BUDGET={os.environ['PVRT_CHECK_BUDGET']!r} is not a number")
+    if args.budget is not None and args.budget < 0:
+        ap.error("--budget must be 0 (none) or a number of seconds")
     if args.only is not None:
         known = [k for k, _t, _f in Check.STAGES]
         unknown = [k for k in args.only.split(",") if k not in known]

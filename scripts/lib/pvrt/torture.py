@@ -36,7 +36,6 @@ from pvrt.errors import PvrtError, entry
 
 CFG_DIR = os.path.join("torture", "configs", "lock")
 DEBUG_FRAGMENT = os.path.join("variants", "fragments", "debug.config")
-BENCH_FRAGMENT = "variants/fragments/bench.config"
 MODULES = ("locktorture", "pi_football")
 BOOT_SECONDS = 240      # boot, module loads and power-off, generously, under TCG
 # Wall seconds per guest second in icount mode at worst: 0.15-0.3x real time
@@ -148,14 +147,23 @@ def fragment_key(text):
 
 
 def kernel_for(top, tree, fragment, log):
-    """(name, output directory) of a kernel built with FRAGMENT on the project's."""
+    """(name, output directory, kernel parameters) of a kernel with FRAGMENT.
+
+    The project kernel, brought up to date (incremental), serves every
+    scenario whose options it already has; the one debug kernel of 'make
+    check' (build.debug_twin) every scenario it satisfies, booted with its
+    KUnit suites off; any other configuration gets a kernel of its own."""
     project = os.path.join(os.environ["PVRT_BUILD"], "out", "project")
     key = fragment_key(fragment)
-    # The project kernel, brought up to date (incremental), serves every
-    # scenario whose options it already has.
     build.build(top, tree, "project", log=log)
     if not build.check_config(fragment, os.path.join(project, ".config")):
-        return "project", project
+        return "project", project, [build.NO_KUNIT]
+    debug = build.debug_twin(top)
+    dout = os.path.join(os.environ["PVRT_BUILD"], "out", debug.name)
+    build.configure(top, tree, debug, dout)
+    if not build.check_config(fragment, os.path.join(dout, ".config")):
+        build.build_variant(top, tree, debug, dout, log=log)
+        return debug.name, dout, [build.NO_KUNIT]
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     name = f"torture-{digest}"
     out = os.path.join(os.environ["PVRT_BUILD"], "out", name)
@@ -168,9 +176,9 @@ def kernel_for(top, tree, fragment, log):
     # The project kernel without its benchmark modules (which refuse
     # lockdep) and without the KUnit suites it runs at boot.
     variant.fragments = [f for f in variant.fragments
-                         if f not in (BENCH_FRAGMENT, "series-kunitconfigs")] + [frag]
+                         if f not in (build.BENCH_FRAGMENT, "series-kunitconfigs")] + [frag]
     build.build_variant(top, tree, variant, out, log=log)
-    return name, out
+    return name, out, []
 
 
 # --- console --------------------------------------------------------------------
@@ -309,12 +317,12 @@ def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
     for n, ((key, cmdline, icount), scens) in enumerate(groups.items(), 1):
         if key not in kernels:      # SMP and icount groups share a kernel
             kernels[key] = kernel_for(top, tree, scens[0].fragment, log)
-        kname, kout = kernels[key]
+        kname, kout, kargs = kernels[key]
         total = sum(durations[s.name] for s in scens)
         clock = "icount" if icount else f"smp{smp}"
         log(f"torture: boot {n}/{len(groups)}: {kname} kernel, {clock},"
             f" {', '.join(s.name for s in scens)} ({total} s of torture)")
-        append = " ".join(build.Variant("project", top).cmdline + list(cmdline))
+        append = " ".join(build.Variant("project", top).cmdline + kargs + list(cmdline))
         t0 = time.time()
         res = boot.boot(build.kernel_image(kout), guest_cmd(scens, durations),
                         os.path.join(outdir, f"boot-{n:02d}-{kname}.log"),

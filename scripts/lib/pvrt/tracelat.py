@@ -36,6 +36,10 @@ def traced(top, name):
     return build.twin(top, name, "trace", add=[TRACE_FRAGMENT])
 
 
+# The loads guest/latency-trace runs (the README lists the same).
+LOADS = ("hackbench", "stress", "stress-set", "none")
+
+
 def boot_traced(top, name, secs, load, results_dir):
     """Boot the built traced twin of NAME under LOAD for SECS: the worst
     section of every second (a row of kind "trace")."""
@@ -76,8 +80,7 @@ def main(argv=None):
     ap.add_argument("--variants", default="stock,project",
                     help="comma-separated variants (default stock,project)")
     ap.add_argument("--secs", type=int, default=60, help="seconds of load (default 60)")
-    ap.add_argument("--load", default="hackbench",
-                    choices=("hackbench", "stress", "stress-set", "none"))
+    ap.add_argument("--load", default="hackbench", choices=LOADS)
     ap.add_argument("--top", type=int, default=10, help="rows per variant (default 10)")
     args = ap.parse_args(argv)
     tools.require()

@@ -139,3 +139,18 @@ def test_progress_expects_the_last_run_of_the_same_step(tmp_path, monkeypatch, c
     q = validate.Progress(1)            # the next run expects what this one took
     assert q.expected("stock: cyclictest 60 s", 420) == 150
     assert q.expected("stock: cyclictest 20 s", 180) == 180
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--seconds", "0"], "--seconds: 0 is not a positive number"),
+    (["--runs", "0"], "--runs: 0 is not a positive number"),
+    (["--variants", ""], "--variants: names no kernel"),
+    (["--variants", ","], "--variants: names no kernel")])
+def test_zero_seconds_runs_and_no_kernel_are_refused(tmp_path, monkeypatch, capsys, args, says):
+    """--seconds 0 and --runs 0 are not the defaults, and --variants ""
+    measures nothing: each is a usage error before anything is built."""
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(experiment, "apply_tree", lambda *a, **k: pytest.fail("applied"))
+    with pytest.raises(SystemExit) as e:
+        validate.main(args + ["--no-devices"])
+    assert e.value.code == 2 and says in capsys.readouterr().err

@@ -361,18 +361,37 @@ def print_summary(rows, meta, paths):
         print(f"plots: {', '.join(plots)}")
 
 
+def positive(text):
+    """argparse type: an integer of at least 1 (0 is not "the default")."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} is not a positive number")
+    return n
+
+
+def kernel_names(text):
+    """argparse type: comma-separated variant names, at least one."""
+    names = [v for v in text.split(",") if v]
+    if not names:
+        raise argparse.ArgumentTypeError("names no kernel")
+    return names
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/validate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", default="stock,threadirqs,rt,project",
+    ap.add_argument("--variants", type=kernel_names, default="stock,threadirqs,rt,project",
                     help="comma-separated files of variants/"
                          " (default: stock,threadirqs,rt,project)")
     ap.add_argument("--full", action="store_true",
                     help="the full report: 3 x 60 s runs, the other loads, rtla, the tracer,"
                          " the seed experiments")
-    ap.add_argument("--seconds", type=int, help="cyclictest duration per run"
+    ap.add_argument("--seconds", type=positive, help="cyclictest duration per run"
                     " (default 20, --full 60)")
-    ap.add_argument("--runs", type=int, help="runs per kernel (default 1, --full 3)")
+    ap.add_argument("--runs", type=positive, help="runs per kernel (default 1, --full 3)")
     ap.add_argument("--load", default=DEFAULT_LOAD,
                     choices=["hackbench", "stress", "stress-set", "compile-find", "none"],
                     help=f"the main load (default {DEFAULT_LOAD})")
@@ -391,12 +410,11 @@ def main(argv=None):
     tools.require()
     args.seconds = args.seconds or (60 if args.full else 20)
     args.runs = args.runs or (3 if args.full else 1)
-    if args.seconds < 1 or args.runs < 1 or not 1 <= args.jobs <= 8:
-        ap.error("--seconds and --runs must be positive, --jobs 1..8")
+    if not 1 <= args.jobs <= 8:
+        ap.error("--jobs must be 1..8")
     if args.kernel_config and not os.path.isfile(args.kernel_config):
         ap.error(f"--kernel-config {args.kernel_config}: no such file")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
-    args.variants = [v for v in args.variants.split(",") if v]
     for v in args.variants:
         build.Variant(v, top)           # fail early on a typo
     args.extra_loads = [x for x in ("hackbench", "stress", "compile-find")

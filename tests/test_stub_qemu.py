@@ -2,12 +2,13 @@
 """boot and validate against a stub qemu-system-x86_64 on PATH: timeouts,
 missing markers and the validate table, without a real QEMU."""
 
+import json
 import os
 import time
 
 import pytest
 
-from pvrt import boot, report, validate
+from pvrt import boot, build, experiment, report, validate
 
 CONSOLE_OK = """\
 [    0.000000] Linux version 6.12.117+
@@ -133,3 +134,73 @@ def test_chain_rows_judged_as_cflist_expects(stub, tmp_path, monkeypatch, mutex_
     assert [(r["lock"], r["wait_max_us"], r["bound_us"]) for r in rows] == [
         ("pv_mutex", 46601, 46588), ("rt_mutex", 46602, 46588), ("mutex", 548267, 46588)]
     assert sum(len(r["problems"]) for r in rows) == problems
+
+
+@pytest.fixture
+def validate_stub(tmp_path, monkeypatch, capsys):
+    """scripts/validate with the builds faked and a stub QEMU that prints
+    the console given for the kernel it boots: run(consoles, *args) with
+    CONSOLES {variant: console text} returns (exit status, results.json
+    rows, what validate printed)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    qemu = bindir / "qemu-system-x86_64"
+    qemu.write_text('#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -kernel ] && k=$2; shift; done\n'
+                    'cat "${k%/*}/console"\n')
+    qemu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "initrd").write_bytes(b"")
+    monkeypatch.setattr(experiment, "apply_tree", lambda *a, **k: "tree")
+    monkeypatch.setattr(experiment, "tree_ids", lambda tree: {"base": "b", "tip": "t"})
+    monkeypatch.setattr(validate.tools, "require", lambda *a: None)
+    monkeypatch.setattr(validate.initramfs, "ensure", lambda *a: str(tmp_path / "initrd"))
+    monkeypatch.setattr(validate, "kunit_counts", lambda *a: None)
+    consoles = {}
+
+    def build_variant(top, tree, var, out=None, log=print):
+        out = out or str(tmp_path / "out" / var.name)
+        image = build.kernel_image(out)
+        os.makedirs(os.path.dirname(image), exist_ok=True)
+        with open(image, "wb") as f:
+            f.write(b"\0")
+        with open(os.path.join(os.path.dirname(image), "console"), "w") as f:
+            f.write(consoles[var.name])
+        return out
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+
+    def run(by_variant, *args):
+        consoles.clear()
+        consoles.update(by_variant)
+        rc = validate.main(["--variants", ",".join(by_variant), "--seconds", "2",
+                            "--no-devices", *args])
+        (results,) = (tmp_path / "build" / "report").iterdir()
+        return rc, json.loads((results / "results.json").read_text()), capsys.readouterr().out
+    return run
+
+
+# A kernel message written into cyclictest's summary line.
+CONSOLE_GARBLED = CONSOLE_OK.replace(
+    "# Max Latencies: 00310",
+    "# Max Latencies: 0[   12.345678] clocksource: Switched to clocksource tsc\n0310")
+
+
+def test_a_garbled_cyclictest_section_is_the_runs_problem(validate_stub):
+    """A cyclictest summary broken by an interleaved console write makes
+    that run invalid; the other boots go on and validate fails."""
+    rc, rows, out = validate_stub({"stock": CONSOLE_OK, "project": CONSOLE_GARBLED},
+                                  "--runs", "2", "--jobs", "1")
+    assert rc == 1
+    assert sorted((r["variant"], r["run"]) for r in rows) == [
+        ("project", 1), ("project", 2), ("stock", 1), ("stock", 2)]
+    for r in rows:
+        if r["variant"] == "stock":
+            assert r["problems"] == [] and r["samples"] == 10000
+        else:
+            assert r["problems"] == ["cyclictest output unreadable: no cyclictest histogram"
+                                     " summary (# Min/Avg/Max Latencies) found"]
+            assert r.get("samples") is None
+    assert "problem: latency project stress-set run 1: cyclictest output unreadable" in out

@@ -118,17 +118,27 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None)
            "seconds": secs, "log": log_path, "problems": res.problems()}
     ct = res.sections().get("cyclictest")
     if ct and ct[0] == 0:
-        lat = console.cyclictest(ct[1])
-        row.update(lat.row())
-        row["hist"] = lat.hist
-        start, series = console.cyclictest_series(ct[1])
-        row["series"] = series
-        if start is not None:
-            # Stress-set phases, in seconds since cyclictest started.
-            row["phases"] = [(name, round(t - start, 2)) for name, t in console.phases(res.text)
-                             if t >= start]
+        try:
+            row.update(cyclictest_figures(ct[1], res.text))
+        except ValueError as e:
+            # A console write into the section (a kernel message): this
+            # run's problem, not the end of the other boots.
+            row["problems"].append(f"cyclictest output unreadable: {e}")
     row["kunit"] = kunit_counts(tree, log_path)
     return row
+
+
+def cyclictest_figures(section, text):
+    """A latency row's figures from guest/cyclictest-load's section and the
+    console TEXT (the stress-set phases); ValueError if the section is unreadable."""
+    lat = console.cyclictest(section)
+    fig = dict(lat.row(), hist=lat.hist)
+    start, fig["series"] = console.cyclictest_series(section)
+    if start is not None:
+        # Stress-set phases, in seconds since cyclictest started.
+        fig["phases"] = [(name, round(t - start, 2)) for name, t in console.phases(text)
+                         if t >= start]
+    return fig
 
 
 _RTLA_CPU = re.compile(r"^\s*(\d+)\s+#(\d+)\s*\|\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\|"

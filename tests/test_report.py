@@ -41,6 +41,43 @@ def test_headline_says_one_run_is_not_a_claim():
     assert h[3] == "met (1 run: not a claim)"
 
 
+SPLAT = "console line 812: BUG: scheduling while atomic: stress-ng-vm/1255/0x00000002"
+
+
+def test_headline_counts_only_valid_runs():
+    """A run with problems (a splat, a time-out, no PVRT-EXIT) is listed as
+    invalid and left out of every figure; a goal with fewer valid runs than
+    were made is "not enough valid runs", never met."""
+    rows = [lat("stock", n, {5: 99, 1000: 1}, 1000) for n in (1, 2, 3)]
+    rows += [dict(lat("project", n, {5: 99, 400: 1}, 400), problems=[SPLAT]) for n in (1, 2)]
+    rows += [lat("project", 3, {5: 99, 600: 1}, 600)]
+    (h,) = report.headline(rows)
+    assert h[1].startswith("0.60 ") and h[3] == "not enough valid runs: project 1 of 3"
+    assert [(r["variant"], r["run"], why) for r, why in report.invalid_runs(rows)] == [
+        ("project", 1, [SPLAT]), ("project", 2, [SPLAT])]
+    assert [(t[0], t[2], t[10]) for t in report.latency_table(rows)] == [
+        ("stock", 3, 1000), ("project", 1, 600)]
+    md = report.markdown(rows, {"load": "stress-set"}, {})
+    assert "| project | stress-set | 1 | - | " + SPLAT + " |" in md
+    # No valid run at all: the goal is still there, and not met.
+    rows = [lat("stock", 1, {5: 99, 1000: 1}, 1000),
+            dict(lat("project", 1, {5: 99, 400: 1}, 400), problems=[SPLAT])]
+    (h,) = report.headline(rows)
+    assert (h[1], h[3]) == ("-", "not enough valid runs: project 0 of 1")
+    # A cyclictest run without a sample inside the histogram counts for nothing.
+    rows[1]["problems"], rows[1]["hist"] = [], {}
+    assert report.headline(rows)[0][3] == "not enough valid runs: project 0 of 1"
+    assert report.invalid_runs(rows)[0][1] == ["no sample within the histogram's range"]
+
+
+def test_headline_ikt_goal_needs_clean_boots():
+    rows = [{"kind": "ikt", "load": "rt-hog", "handler": "IKT thread", "p99": 9000,
+             "max": 9000, "problems": [SPLAT]},
+            {"kind": "ikt", "load": "rt-hog", "handler": "threadirqs", "p99": 10000,
+             "max": 10000, "problems": []}]
+    assert {h[3] for h in report.headline(rows)} == {"not enough valid runs: IKT thread 0 of 1"}
+
+
 def test_headline_chain_and_ikt_goals():
     rows = [{"kind": "chain", "lock": "pv_mutex", "wait_max_us": 1200, "bound_us": 1000},
             {"kind": "chain", "lock": "mutex", "wait_max_us": 9000, "bound_us": 1000},

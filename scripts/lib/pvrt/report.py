@@ -9,10 +9,13 @@ so a report can be drawn again from a finished or interrupted run:
 Every figure is a measurement of that run; a goal is met or missed by the
 ratio of two figures of the same run.  With fewer than three runs per
 kernel the table says that the maxima are not a claim (one 60 s run's
-maximum varies by +-30 %).
+maximum varies by +-30 %).  Only valid runs give figures: a run with
+problems (a splat, a time-out, no PVRT-EXIT ...) is listed as invalid, and
+a goal with fewer valid runs than were made is not enough to judge.
 """
 
 import bisect
+import collections
 import math
 import os
 import statistics
@@ -26,10 +29,35 @@ GOAL_CHAIN = 1.1        # high's wait / (T_cs + 2 T_sched), pv_mutex
 GOAL_IKT = 1.0          # IKT thread / threadirqs, interrupt response
 
 
-def latency_rows(rows, load=None):
-    """The cyclictest rows (kind "latency") that measured something."""
-    return [r for r in rows if r.get("kind", "latency") == "latency" and r.get("hist")
+def runs_of(rows, load=None):
+    """The cyclictest rows (kind "latency"), valid or not."""
+    return [r for r in rows if r.get("kind", "latency") == "latency"
             and (load is None or r.get("load") == load)]
+
+
+def valid(row):
+    """Whether a cyclictest run counts: its boot had no problem (splat,
+    time-out, no PVRT-EXIT, ...) and it has samples within the histogram."""
+    return not row.get("problems") and bool(row.get("hist"))
+
+
+def latency_rows(rows, load=None):
+    """The valid cyclictest runs, the only ones any figure comes from."""
+    return [r for r in runs_of(rows, load) if valid(r)]
+
+
+def invalid_runs(rows):
+    """[(row, [why])] of the cyclictest runs left out of every figure."""
+    return [(r, r.get("problems") or ["no sample within the histogram's range"])
+            for r in runs_of(rows) if not valid(r)]
+
+
+def _not_enough(made, counted):
+    """The verdict of a goal whose kernels have fewer valid runs than MADE
+    ({kernel: runs made}; COUNTED: {kernel: valid runs}), or None."""
+    short = [f"{k} {counted.get(k, 0)} of {n}" for k, n in made.items()
+             if counted.get(k, 0) < n]
+    return "not enough valid runs: " + ", ".join(short) if short else None
 
 
 def pool(rows):
@@ -71,19 +99,11 @@ def headline(rows, load="stress-set"):
     """[(what, measured, goal, verdict)] for the goals of the issue."""
     out = []
     pooled = pool(latency_rows(rows, load))
-    proj = pooled.get("project")
+    made = collections.Counter(r["variant"] for r in runs_of(rows, load))
     for ref, limit, name in (("stock", GOAL_STOCK, "stock PREEMPT"),
                              ("rt", GOAL_RT, "PREEMPT_RT")):
-        other = pooled.get(ref)
-        if not proj or not other:
-            continue
-        ratio = _ratio(proj["median_max"], other["median_max"])
-        spread = (f"project {_span(proj['maxes'])} / {ref} {_span(other['maxes'])} us,"
-                  f" medians {proj['median_max']:.0f} / {other['median_max']:.0f}")
-        runs = min(proj["runs"], other["runs"])
-        verdict = _verdict(ratio, limit, runs)
-        out.append((f"max latency under {load}: project / {name}", f"{_fmt_ratio(ratio)} ({spread})",
-                    f"<= {limit}", verdict))
+        if made["project"] and made[ref]:
+            out.append(_latency_goal(load, pooled, made, ref, limit, name))
     for r in rows:
         if r.get("kind") == "chain" and r.get("lock") == "pv_mutex" and r.get("bound_us"):
             ratio = r["wait_max_us"] / r["bound_us"]
@@ -95,6 +115,9 @@ def headline(rows, load="stress-set"):
         ikt = {r["handler"]: r for r in rows if r.get("kind") == "ikt" and r.get("load") == iload}
         if "IKT thread" not in ikt or "threadirqs" not in ikt:
             continue
+        handlers = ("IKT thread", "threadirqs")
+        short = _not_enough(dict.fromkeys(handlers, 1),
+                            {h: 1 for h in handlers if not ikt[h].get("problems")})
         for field in ("p99", "max"):
             ratio = _ratio(ikt["IKT thread"][field], ikt["threadirqs"][field])
             if ratio is None:
@@ -102,8 +125,24 @@ def headline(rows, load="stress-set"):
             out.append((f"interrupt response {field} under {iload}: IKT thread / threadirqs",
                         f"{_fmt_ratio(ratio)} ({ikt['IKT thread'][field] / 1000:.1f} /"
                         f" {ikt['threadirqs'][field] / 1000:.1f} us)", f"<= {GOAL_IKT}",
-                        _verdict(ratio, GOAL_IKT, 1, need_runs=1)))
+                        short or _verdict(ratio, GOAL_IKT, 1, need_runs=1)))
     return out
+
+
+def _latency_goal(load, pooled, made, ref, limit, name):
+    """The headline row project / REF: the ratio of the median maxima of
+    their valid runs, judged only when every run made is valid."""
+    proj, other = pooled.get("project"), pooled.get(ref)
+    ratio, measured = None, "-"
+    if proj and other:
+        ratio = _ratio(proj["median_max"], other["median_max"])
+        measured = (f"{_fmt_ratio(ratio)} (project {_span(proj['maxes'])} / {ref}"
+                    f" {_span(other['maxes'])} us, medians {proj['median_max']:.0f} /"
+                    f" {other['median_max']:.0f})")
+    short = _not_enough({k: made[k] for k in ("project", ref)},
+                        {k: p["runs"] for k, p in pooled.items()})
+    verdict = short or _verdict(ratio, limit, min(proj["runs"], other["runs"]))
+    return (f"max latency under {load}: project / {name}", measured, f"<= {limit}", verdict)
 
 
 def _span(vals):
@@ -179,6 +218,15 @@ def latency_table(rows):
                         p["p999"], p["p9999"], p["p99999"], p["max"],
                         " ".join(str(m) for m in p["maxes"])))
     return out
+
+
+INVALID_HEAD = ("kernel", "load", "run", "log", "why")
+
+
+def invalid_table(invalid):
+    """Rows of INVALID_HEAD for invalid_runs()."""
+    return [(r["variant"], r.get("load"), r.get("run"), os.path.basename(r.get("log") or "-"),
+             "; ".join(why)) for r, why in invalid]
 
 
 def rtla_table(rows):
@@ -312,7 +360,8 @@ def plot_over_time(rows, path, load):
     from matplotlib.patches import Patch
     firsts = {}
     for r in rows:
-        if r.get("series") and r.get("load", load) == load and r["variant"] not in firsts:
+        if (r.get("series") and valid(r) and r.get("load", load) == load
+                and r["variant"] not in firsts):
             firsts[r["variant"]] = r
     if not firsts:
         return None
@@ -398,6 +447,10 @@ def markdown(rows, meta, plots):
     md += ["## cyclictest -m -p 99 -i 200 (us)", "",
            "Percentiles from the pooled 1 us histograms: the smallest L with at least P % of"
            " the samples at or below L.", "", md_table(LAT_HEAD, latency_table(rows)), ""]
+    invalid = invalid_runs(rows)
+    if invalid:
+        md += ["### Invalid runs", "", "Left out of every figure and goal above.", "",
+               md_table(INVALID_HEAD, invalid_table(invalid)), ""]
     for key, title in (("histogram", "Histograms"), ("survival", "Survival function"),
                        ("over_time", "Latency over time, stress-set phases shaded")):
         if plots.get(key):

@@ -361,9 +361,15 @@ def print_summary(rows, meta, paths):
         print("\nThe project kernel's worst preemption/interrupts-off sections (tracer):")
         for c in causes:
             print(f"  {c}")
+    invalid = report.invalid_runs(rows)
+    if invalid:
+        print("\nInvalid runs, left out of every figure:\n")
+        print(report.text_table(report.INVALID_HEAD, report.invalid_table(invalid)))
     for r in rows:
+        if r.get("kind", "latency") == "latency":
+            continue                    # an invalid run: listed above
         for p in r.get("problems") or []:
-            print(f"  problem: {r.get('kind', 'latency')} {r.get('variant', '')}"
+            print(f"  problem: {r.get('kind')} {r.get('variant', '')}"
                   f" {r.get('load') or r.get('lock') or ''} run {r.get('run', '-')}: {p}")
     print(f"\nreport: {paths.get('report')}")
     plots = [os.path.basename(p) for k, p in paths.items() if k != "report"]

@@ -206,3 +206,27 @@ def test_a_garbled_cyclictest_section_is_the_runs_problem(validate_stub):
             assert r.get("samples") is None
     assert re.search(r"^project +stress-set +1 +project-stress-set-1\.log +cyclictest output"
                      r" unreadable", out, re.M)
+
+
+def console_without_samples(overflows, cmax):
+    """CONSOLE_OK with no histogram bucket: OVERFLOWS samples above its range."""
+    return "\n".join(ln for ln in CONSOLE_OK.splitlines() if not ln.startswith("000")).replace(
+        "Overflows: 00000", f"Overflows: {overflows:05d}").replace(
+        "Max Latencies: 00310", f"Max Latencies: {cmax:05d}") + "\n"
+
+
+@pytest.mark.parametrize("overflows, cmax, problem", [
+    (0, 0, "no samples"),
+    (42, 25000, "all 42 samples above the histogram's range (histogram overflows)")])
+def test_a_run_without_samples_is_invalid_and_fails_validate(validate_stub, overflows, cmax,
+                                                            problem):
+    """Zero samples, or every sample above the histogram's range: the run
+    is invalid and listed, and a kernel without a valid run fails validate."""
+    rc, rows, out = validate_stub({"stock": CONSOLE_OK,
+                                   "project": console_without_samples(overflows, cmax)})
+    assert rc == 1
+    proj = next(r for r in rows if r["variant"] == "project")
+    assert proj["samples"] == overflows and proj["problems"] == [problem]
+    assert re.search(rf"^project +stress-set +1 +project-stress-set-1\.log +{re.escape(problem)}",
+                     out, re.M)
+    assert "no valid run of project under stress-set" in out

@@ -124,8 +124,21 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None)
             # A console write into the section (a kernel message): this
             # run's problem, not the end of the other boots.
             row["problems"].append(f"cyclictest output unreadable: {e}")
+        else:
+            row["problems"] += sample_problems(row)
     row["kunit"] = kunit_counts(tree, log_path)
     return row
+
+
+def sample_problems(row):
+    """A cyclictest run without samples, or without one within the
+    histogram's range, measured nothing the report can use: why, as problems."""
+    if not row["samples"]:
+        return ["no samples"]
+    if not row["hist"]:
+        return [f"all {row['samples']} samples above the histogram's range"
+                " (histogram overflows)"]
+    return []
 
 
 def cyclictest_figures(section, text):
@@ -502,13 +515,16 @@ def main(argv=None):
     rows = run_jobs(todo, progress, args.jobs, os.path.join(results_dir, "results.json"), done)
     paths = report.write(rows, meta, results_dir)
     print_summary(rows, meta, paths)
+    measured = {r["variant"] for r in report.latency_rows(rows, args.load)}
+    unmeasured = [v for v in args.variants if v not in measured]
+    for v in unmeasured:
+        print(f"no valid run of {v} under {args.load}")
     failed = 0
     if not args.no_devices:
         print()
         failed = devices.run(top, bdir, log=log)
-    bad = [r for r in rows if r.get("problems")]
-    missing = [r for r in rows if r.get("kind", "latency") == "latency" and r.get("samples") is None]
-    return 1 if bad or failed or missing else 0
+    bad = [r for r in rows if r.get("problems")] + report.invalid_runs(rows)
+    return 1 if bad or failed or unmeasured else 0
 
 
 def redraw(results_dir):

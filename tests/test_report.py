@@ -41,6 +41,20 @@ def test_headline_says_one_run_is_not_a_claim():
     assert h[3] == "met (1 run: not a claim)"
 
 
+def test_headline_compares_with_stock_pcp0_when_it_ran():
+    """stock-pcp0 (stock PREEMPT with the project's PCP batch setting) in
+    the run: the headline gives project / stock-pcp0, a ratio without a goal."""
+    rows = [lat(v, 1, {5: 99, mx: 1}, mx)
+            for v, mx in (("stock", 1000), ("stock-pcp0", 800), ("rt", 300), ("project", 400))]
+    head = {h[0]: h for h in report.headline(rows)}
+    pcp = head["max latency under stress-set: project / stock PREEMPT with"
+               " CONFIG_PCP_BATCH_SCALE_MAX=0 (stock-pcp0)"]
+    assert pcp[1].startswith("0.50 (project 400 / stock-pcp0 800 us")
+    assert pcp[2:] == ("none: what the project gains beyond that option", "-")
+    assert len(head) == 3
+    assert len(report.headline([r for r in rows if r["variant"] != "stock-pcp0"])) == 2
+
+
 SPLAT = "console line 812: BUG: scheduling while atomic: stress-ng-vm/1255/0x00000002"
 
 

@@ -27,6 +27,13 @@ GOAL_STOCK = 0.5        # max latency under the stress set: project / stock PREE
 GOAL_RT = 1.5           # project / PREEMPT_RT
 GOAL_CHAIN = 1.1        # high's wait / (T_cs + 2 T_sched), pv_mutex
 GOAL_IKT = 1.0          # IKT thread / threadirqs, interrupt response
+# The kernels the project's latency is compared with: (variant, goal or
+# None, name in the headline).  stock-pcp0 has no goal: it shows how much
+# of the gain over stock the project's CONFIG_PCP_BATCH_SCALE_MAX=0 alone gives.
+LATENCY_REFS = (("stock", GOAL_STOCK, "stock PREEMPT"),
+                ("rt", GOAL_RT, "PREEMPT_RT"),
+                ("stock-pcp0", None,
+                 "stock PREEMPT with CONFIG_PCP_BATCH_SCALE_MAX=0 (stock-pcp0)"))
 
 
 def runs_of(rows, load=None):
@@ -100,8 +107,7 @@ def headline(rows, load="stress-set"):
     out = []
     pooled = pool(latency_rows(rows, load))
     made = collections.Counter(r["variant"] for r in runs_of(rows, load))
-    for ref, limit, name in (("stock", GOAL_STOCK, "stock PREEMPT"),
-                             ("rt", GOAL_RT, "PREEMPT_RT")):
+    for ref, limit, name in LATENCY_REFS:
         if made["project"] and made[ref]:
             out.append(_latency_goal(load, pooled, made, ref, limit, name))
     for r in rows:
@@ -131,7 +137,8 @@ def headline(rows, load="stress-set"):
 
 def _latency_goal(load, pooled, made, ref, limit, name):
     """The headline row project / REF: the ratio of the median maxima of
-    their valid runs, judged only when every run made is valid."""
+    their valid runs, judged against LIMIT (None: no goal) only when every
+    run made is valid."""
     proj, other = pooled.get("project"), pooled.get(ref)
     ratio, measured = None, "-"
     if proj and other:
@@ -141,8 +148,11 @@ def _latency_goal(load, pooled, made, ref, limit, name):
                     f" {other['median_max']:.0f})")
     short = _not_enough({k: made[k] for k in ("project", ref)},
                         {k: p["runs"] for k, p in pooled.items()})
+    what = f"max latency under {load}: project / {name}"
+    if limit is None:
+        return (what, measured, "none: what the project gains beyond that option", short or "-")
     verdict = short or _verdict(ratio, limit, min(proj["runs"], other["runs"]))
-    return (f"max latency under {load}: project / {name}", measured, f"<= {limit}", verdict)
+    return (what, measured, f"<= {limit}", verdict)
 
 
 def _span(vals):

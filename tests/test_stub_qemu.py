@@ -108,9 +108,12 @@ def test_validate_measure_and_table_from_the_stub(stub, tmp_path, monkeypatch):
 
 def chain_console(mutex_verdict):
     out = ["PVRT-BOOTED x"]
-    for scen, verdict, wait in (("PVLOCK09", "SUCCESS", 46601), ("PVLOCK10", "SUCCESS", 46602),
-                                ("PVLOCK11", mutex_verdict, 548267)):
+    for scen, lock, verdict, wait in (("PVLOCK09", "pv_mutex", "SUCCESS", 46601),
+                                      ("PVLOCK10", "rt_mutex", "SUCCESS", 46602),
+                                      ("PVLOCK11", "mutex", mutex_verdict, 548267)):
         out += [f"PVRT-BEGIN torture-{scen}",
+                f"pi_football: chain lock={lock} cpus=1 hold_us=20000 game_ms=500: 12 rounds,"
+                " 6 with offense",
                 "pi_football: T_sched max 5 us (100 wake-ups per CPU), T_cs max 46577 us,"
                 " calibration wait max 46590 us",
                 f"pi_football: high's wait with offense max {wait} us, bound T_cs + 2 T_sched"

@@ -134,6 +134,46 @@ def test_verdicts_compare_with_what_the_scenario_expects(tmp_path):
     assert table.count("NOT OK") == 3 and "PVLOCK" not in table
 
 
+LOCKTORTURE_IDLE = """\
+[   26.49] Writes:  Total: 0  Max/Min: 0/0   Fail: 0
+[   26.49] pv_mutex_lock-torture: PI checks: 0 (boost 0, deboost 0)  Inconclusive: 0  Violations: 0 (boost 0, deboost 0)
+[   26.49] pv_mutex_lock-torture:--- End of test: SUCCESS: acq_writer_lim=0 nested_locks=4
+"""
+
+FOOTBALL_IDLE = """\
+[   64.45] pi_football: football lock=pv_mutex cpus=2 hold_us=10000 game_ms=200: 0 rounds, 0 with offense
+[   64.45] pi_football: holder's priority once the chain was built: worst 0, wanted 59 or better; 0 of 0 games (rounds x CPUs) short of it
+[   64.45] pi_football: ball moves while the defense held: total 0 in 0 of 0 games, worst game 0; high's wait max 0 us
+[   64.45] pi_football: End of test: SUCCESS
+"""
+
+
+@pytest.mark.parametrize("module, params, text, problem", [
+    ("locktorture", ["torture_type=pv_mutex_lock"], LOCKTORTURE_OK, None),
+    ("locktorture", ["torture_type=pv_mutex_lock"], LOCKTORTURE_IDLE, "no progress: no writes"),
+    ("locktorture", ["torture_type=pv_mutex_lock"],
+     LOCKTORTURE_OK.replace("PI checks: 11922197", "PI checks: 0"), "no progress: no PI checks"),
+    ("locktorture", ["torture_type=rtmutex_lock", "pi_check=1"],
+     LOCKTORTURE_OK.splitlines()[0] + "\n" + LOCKTORTURE_OK.splitlines()[2] + "\n",
+     "no progress: no PI checks"),
+    # pi_check off (rtmutex_lock's default, or 0): no PI check is asked for.
+    ("locktorture", ["torture_type=rtmutex_lock"],
+     LOCKTORTURE_OK.splitlines()[0] + "\n" + LOCKTORTURE_OK.splitlines()[2] + "\n", None),
+    ("locktorture", ["torture_type=pv_mutex_lock", "pi_check=0"],
+     LOCKTORTURE_OK.replace("PI checks: 11922197", "PI checks: 0"), None),
+    ("pi_football", ["lock=pv_mutex", "mode=football"], FOOTBALL_IDLE, "no progress: no rounds"),
+    ("pi_football", ["lock=pv_mutex", "mode=chain"], CHAIN_PV, None)])
+def test_a_success_without_progress_does_not_pass(tmp_path, module, params, text, problem):
+    """SUCCESS with no write, no PI check where pi_check is on, or no
+    football round tested nothing: the scenario does not pass."""
+    scen = torture.Scenario("A")
+    scen.module, scen.params = module, params
+    (row,) = torture.verdicts([scen], boot_result(tmp_path, section("A", text, 0)), {"A": 5},
+                              "project/smp2")
+    assert row["verdict"] == "SUCCESS" and row["problem"] == problem
+    assert row["ok"] == (problem is None)
+
+
 def test_one_boot_per_configuration(tmp_path, monkeypatch):
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
     scens = torture.select(torture.load(TOP), ["PVLOCK01", "PVLOCK05", "PVLOCK06",

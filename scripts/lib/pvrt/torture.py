@@ -234,6 +234,28 @@ def parse_section(lines):
     return r
 
 
+def pi_check_on(scen):
+    """Whether locktorture checks priority inheritance in SCEN, as the module
+    decides from its parameters: pi_check=1, or the default pi_check=-1
+    with torture_type=pv_mutex_lock."""
+    params = dict(p.split("=", 1) for p in scen.params)
+    pi_check = int(params.get("pi_check", -1))
+    return pi_check > 0 or (pi_check < 0 and params.get("torture_type") == "pv_mutex_lock")
+
+
+def no_progress(scen, row):
+    """Why a scenario that printed its section tested nothing, or None: a
+    locktorture run without a write, or without a PI check where pi_check
+    is on; a pi_football run without a round."""
+    if scen.module == "pi_football":
+        return None if row["rounds"] else "no progress: no rounds"
+    if not row["acquisitions"]:
+        return "no progress: no writes"
+    if pi_check_on(scen) and not row["pi_checks"]:
+        return "no progress: no PI checks"
+    return None
+
+
 def verdicts(scenarios, res, durations, kernel):
     """One result row per scenario of a boot."""
     secs = res.sections()
@@ -250,7 +272,7 @@ def verdicts(scenarios, res, durations, kernel):
         else:
             row.update(parse_section(sec[1]))
             row["splats"] = [ln for _n, ln in console.splats("\n".join(sec[1]))]
-            row["problem"] = None
+            row["problem"] = no_progress(scen, row)
         row["ok"] = (row["problem"] is None and row["verdict"] == scen.expect
                      and not row["splats"])
         rows.append(row)

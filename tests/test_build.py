@@ -109,3 +109,24 @@ def test_kernel_config_is_the_start_and_changes_are_listed(tmp_path, monkeypatch
     assert added == ["CONFIG_PREEMPT=y (was n)"]
     assert "CONFIG_USB=m" in (out / ".config").read_text()
     assert any(c[0] == "scripts/kconfig/merge_config.sh" for c in ran)
+
+
+def test_a_commit_in_the_middle_of_the_series_leaves_out_fragments_it_lacks(tmp_path):
+    """Bisect (strict=False): a tree without the series' pv_rt.config still
+    configures from the rest; the strict form refuses it."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    var = build.Variant("project", top)
+    with pytest.raises(PvrtError, match="pv_rt.config not found"):
+        build.fragment_text(top, str(tmp_path), var)
+    text = build.fragment_text(top, str(tmp_path), var, strict=False)
+    assert "CONFIG_SERIAL_8250_CONSOLE=y" in text and "pv_rt.config" not in text
+
+
+def test_the_debug_twin_is_the_project_kernel_with_the_debug_fragments():
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    twin = build.debug_twin(top)
+    project = build.Variant("project", top)
+    assert twin.name == "project-debug" and twin.cmdline == project.cmdline
+    assert twin.fragments == [f for f in project.fragments if f != build.BENCH_FRAGMENT] + \
+        list(build.DEBUG_FRAGMENTS)
+    assert "series-kunitconfigs" in twin.fragments      # the debug KUnit run boots it

@@ -58,28 +58,6 @@ def test_bisect_skips_only_commits_no_build_reads():
     assert not docs_only([])
 
 
-def test_stale_bisect_worktree_repairs_itself(tmp_path):
-    """build/linux re-created under build/bisect: the worktree is made again."""
-    from pvrt import gitutil
-
-    def repo(path):
-        gitutil.run(["git", "init", "-q", str(path)])
-        (path / "f").write_text("x\n")
-        gitutil.run(["git", "-C", str(path), "add", "f"])
-        gitutil.run(["git", "-C", str(path), "-c", "user.name=t", "-c", "user.email=t@t",
-                     "commit", "-q", "-m", "c"])
-        return gitutil.out(["git", "-C", str(path), "rev-parse", "HEAD"])
-
-    tree, wt = tmp_path / "linux", tmp_path / "bisect"
-    head = repo(tree)
-    gitutil.ensure_worktree(str(tree), str(wt), head)
-    assert (wt / "f").exists()
-    shutil.rmtree(tree)                 # scripts/apply re-creates the workspace
-    head = repo(tree)
-    gitutil.ensure_worktree(str(tree), str(wt), head)
-    assert gitutil.out(["git", "-C", str(wt), "rev-parse", "HEAD"]) == head
-
-
 def _recording_check(tmp_path, monkeypatch, calls, fail_build=False):
     monkeypatch.setenv("PVRT_TOP", str(tmp_path))
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
@@ -98,7 +76,7 @@ def _recording_check(tmp_path, monkeypatch, calls, fail_build=False):
     ("series,boot", ["series", "prepare project", "boot"]),
     ("series,x86_64,boot", ["series", "x86_64", "boot"]),
     ("kunit-uml", ["prepare workspace", "kunit-uml"]),
-    ("bisect,boot", ["prepare workspace", "bisect", "boot"]),
+    ("bisect,boot", ["prepare workspace", "bisect", "prepare project", "boot"]),
     ("tools", ["tools"]),
 ])
 def test_a_stage_gets_what_it_needs_when_its_maker_is_not_selected(tmp_path, monkeypatch,
@@ -121,6 +99,7 @@ def test_a_failed_build_keeps_its_lint_cases(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(check.build, "build", broken)
     c = check.Check(argparse.Namespace(only="x86_64"))
     monkeypatch.setattr(c, "changed_lines", lambda: {"kernel/a.c": None, "kernel/b.c": {3}})
+    monkeypatch.setattr(c, "kunitconfigs_stand_alone", lambda: None)
     c.st_x86_build()
     assert (c.res.passed, c.res.failed) == (0, 3)
     assert "make bzImage exited with 2" in capsys.readouterr().out
@@ -191,11 +170,95 @@ def test_the_budget_expects_a_stage_to_take_its_last_time_here(tmp_path, monkeyp
 
 
 @pytest.mark.parametrize("value", ["-1", "soon"])
-def test_a_bad_budget_is_refused(value, monkeypatch, capsys):
+def test_a_bad_budget_is_refused(value, tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     monkeypatch.setenv("PVRT_CHECK_BUDGET", value)
+    monkeypatch.setattr(check.Check, "main", lambda self: pytest.fail("ran with a bad budget"))
     with pytest.raises(SystemExit) as e:
         check.main(["--only", "tools"])
     assert e.value.code == 2
+
+
+def test_only_runs_and_failed_stages_leave_the_recorded_times_alone(tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "check-timings.json").write_text('{"a": 7, "b": 7}')
+
+    class Failing(_Stub):
+        def st_b(self):
+            self.res.case("b", "ran", False)
+
+    _Stub(argparse.Namespace(only="a", budget=0)).main()
+    Failing(argparse.Namespace(only=None, budget=0)).main()
+    import json
+    saved = json.loads((cache / "check-timings.json").read_text())
+    assert saved["b"] == 7 and saved["a"] < 7 and "c" in saved
+
+
+def test_every_stage_has_a_cold_time():
+    assert set(check.COLD_SECONDS) == {k for k, _t, _f in check.Check.STAGES}
+
+
+def test_a_stage_booting_a_kernel_that_was_not_built_expects_the_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    t = check.COLD_SECONDS["lockdep"]
+    assert c.expected("lockdep", {}, {"torture"}) == t
+    assert c.expected("lockdep", {}, set()) == t + check.KERNEL_BUILD_SECONDS["project-debug"]
+    image = tmp_path / "build" / "out" / "project-debug" / "arch/x86/boot/bzImage"
+    image.parent.mkdir(parents=True)
+    image.write_text("")
+    assert c.expected("lockdep", {}, set()) == t + check.KERNEL_BUILD_SECONDS["incremental"]
+
+
+def test_boot_is_not_run_on_a_project_kernel_that_did_not_build(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    c.project_built = False
+    monkeypatch.setattr(check.boot, "boot", lambda *a, **k: pytest.fail("booted"))
+    c.st_boot()
+    assert (c.res.passed, c.res.failed) == (0, 1)
+    assert "not run: the project kernel did not build" in capsys.readouterr().out
+
+
+class _FakeBoot:
+    def __init__(self):
+        self.appends = []
+
+    def __call__(self, kernel, cmd, log_path, **kw):
+        self.appends.append(kw["append"].split())
+        with open(log_path, "w", encoding="utf-8") as f:
+            f.write("PVRT-BOOTED\nPVRT-EXIT rc=0\n")
+        from pvrt import boot
+        return boot.BootResult(log_path, "PVRT-BOOTED\nPVRT-EXIT rc=0\n", False, 1)
+
+
+@pytest.mark.parametrize("stage, want, unwanted", [
+    ("st_boot", ["ikt.prio=ikt-kunit-boot:61", "ikt.prio=ikt-kunit-boot:62"], "kunit.enable=0"),
+    ("st_debug_kunit", ["ikt.prio=ikt-kunit-boot:61", "ikt.prio=ikt-kunit-boot:62"],
+     "kunit.enable=0"),
+    ("st_lockdep", ["kunit.enable=0"], "ikt.prio=ikt-kunit-boot:62"),
+])
+def test_each_boot_gets_its_kernel_parameters(stage, want, unwanted, tmp_path, monkeypatch):
+    """The KUnit boots carry both ikt.prio= rules the ikt suite checks; the
+    lockdep boot switches the debug kernel's KUnit suites off."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    fake = _FakeBoot()
+    monkeypatch.setattr(check.boot, "boot", fake)
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.build, "configure", lambda *a, **k: [])
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: [])
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (1, 0))
+    c = check.Check(argparse.Namespace(only=None))
+    getattr(c, stage)()
+    assert len(fake.appends) == 1
+    assert all(w in fake.appends[0] for w in want) and unwanted not in fake.appends[0]
 
 
 def _git(tree, *args):
@@ -243,7 +306,10 @@ def test_bisect_fails_the_commit_that_breaks_an_untouched_file_through_a_header(
     ]
     assert commits and base
 
+    calls = []
+
     def build_one(i, commit, log_name):
+        calls.append(i)
         r = subprocess.run(["make", "-C", str(tree)], capture_output=True, text=True)
         r.output = r.stdout + r.stderr
         return r
@@ -255,3 +321,68 @@ def test_bisect_fails_the_commit_that_breaks_an_untouched_file_through_a_header(
     assert len(res.failures) == 1 and "[3/4] builds: h: f takes two" in res.failures[0]
     assert "a.c" in res.failures[0]
     assert _git(tree, "symbolic-ref", "--short", "HEAD") == "main"
+    assert calls == [1, 3, 4]                   # the documentation commit is not built
+
+
+def test_bisect_leaves_the_tree_on_its_branch_when_a_build_raises(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _git(tree, "init", "-q", "-b", "main")
+    _commit(tree, "base", {"f": "0\n"})
+    commits = [_commit(tree, "one", {"f": "1\n"}), _commit(tree, "two", {"f": "2\n"})]
+
+    def build_one(i, commit, log_name):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        check.bisect_builds(str(tree), commits, build_one, check.Results(), None)
+    assert _git(tree, "symbolic-ref", "--short", "HEAD") == "main"
+    assert (tree / "f").read_text() == "2\n"
+
+
+def test_kconfig_defines_tells_a_later_commits_option_from_a_dropped_one(tmp_path):
+    """Bisect forgives a fragment line only when the commit has no such option."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _git(tree, "init", "-q", "-b", "main")
+    _commit(tree, "base", {"kernel/Kconfig.locks": "config PV_MUTEX\n\tbool\n",
+                           "init/Kconfig": "menuconfig EXPERT\n\tbool\n"})
+    assert check.kconfig_defines(str(tree), "CONFIG_PV_MUTEX")
+    assert check.kconfig_defines(str(tree), "CONFIG_EXPERT")
+    assert not check.kconfig_defines(str(tree), "CONFIG_PV_SPINLOCK")
+    assert not check.kconfig_defines(str(tree), "CONFIG_PV")
+
+
+def test_a_configuration_failure_fails_its_commit_and_the_bisect_goes_on(tmp_path, monkeypatch,
+                                                                           capsys):
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _git(tree, "init", "-q", "-b", "main")
+    _commit(tree, "base", {"f": "0\n"})
+    commits = [_commit(tree, "one", {"Kconfig": "config X\n"}),
+               _commit(tree, "two", {"Kconfig": "config X\n\tbool\n"}),
+               _commit(tree, "three", {"Kconfig": "config X\n\tbool\nconfig Y\n\tbool\n"})]
+    c.tree = str(tree)
+    monkeypatch.setattr(c, "commits", lambda: commits)
+    state = {}
+
+    def configure(top, tree, variant, out, strict=True):
+        state["strict"] = strict
+        if "bool" not in (tmp_path / "tree" / "Kconfig").read_text():
+            raise subprocess.CalledProcessError(2, ["make", "allnoconfig"])
+        return ["CONFIG_Y: wanted y, got n"]
+
+    monkeypatch.setattr(check.build, "configure", configure)
+    monkeypatch.setattr(c, "run", lambda cmd, log_name=None, **kw: check.Built(0, "built"))
+    c.st_bisect()
+    out = capsys.readouterr().out
+    assert (c.res.passed, c.res.failed) == (1, 2)
+    assert "FAIL  [1/3] builds: one" in out and "make allnoconfig exited with 2" in out
+    assert "ok  [2/3] builds: two" in out                  # Y: a later commit's option
+    assert "FAIL  [3/3] builds: three" in out and "CONFIG_Y: wanted y" in out
+    assert state["strict"]                                 # the last commit: strict

@@ -36,6 +36,8 @@ KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
 COLD_SECONDS = {"tools": 20, "series": 120, "checkpatch": 40, "bisect": 1500, "x86_64": 120,
                 "boot": 60, "allnoconfig": 330, "kunit-uml": 300, "torture": 1000,
                 "lockdep": 180, "kunit-debug": 300}
+# A kernel a stage boots but an earlier stage, not run, should have built.
+KERNEL_BUILD_SECONDS = {"project": 240, "project-debug": 700, "incremental": 60}
 # CI gives a run 90 minutes, set-up and clone included: the stages get 80.
 DEFAULT_BUDGET = 80 * 60
 
@@ -65,6 +67,21 @@ class Results:
               + (f"\n        {detail}" if failed and detail else ""), flush=True)
 
 
+class Built:
+    """A build step's outcome, shaped like Check.run()'s result."""
+
+    def __init__(self, returncode, output):
+        self.returncode, self.output = returncode, output
+
+
+def kconfig_defines(tree, option):
+    """Does some Kconfig file of TREE's checked-out commit define OPTION (CONFIG_X)?"""
+    sym = option.removeprefix("CONFIG_")
+    res = subprocess.run(["git", "-C", tree, "grep", "-qE", rf"^\s*(menu)?config\s+{sym}\s*$",
+                          "--", "*Kconfig*"], capture_output=True, text=True)
+    return res.returncode == 0
+
+
 def docs_only(paths):
     """Does a commit that changes PATHS change nothing a kernel build reads?"""
     return bool(paths) and all(
@@ -81,6 +98,8 @@ class Check:
         self.res = Results()
         self.times = []
         self.tree = os.path.join(self.bdir, "linux")
+        self.project_built = None       # by the x86_64 stage or its prepare step
+        self.debug_built = False        # the debug twin, in this run
         self.logs = os.path.join(self.bdir, "logs")
         os.makedirs(self.logs, exist_ok=True)
 
@@ -102,8 +121,10 @@ class Check:
         return "\n".join(text.rstrip().splitlines()[-n:])
 
     def stage(self, name, fn):
+        """Run stage FN; True when it ran to its end without a failed case."""
         print(f"\n=== {name}", flush=True)
         t0 = time.time()
+        failed = self.res.failed
         try:
             fn()
         except PvrtError as e:          # a tool refused: a failed case of this stage
@@ -118,6 +139,7 @@ class Check:
         dt = time.time() - t0
         self.times.append((name, dt))
         print(f"--- {name}: {dt:.0f}s", flush=True)
+        return self.res.failed == failed
 
     def commits(self):
         return gitutil.out(["git", "-C", self.tree, "rev-list", "--reverse",
@@ -247,15 +269,28 @@ class Check:
         out = os.path.join(self.bdir, "out", "project")
         variant = build.Variant("project", self.top)
 
+        commits = self.commits()
+
         def build_one(i, commit, log_name):
-            dropped = build.configure(self.top, self.tree, variant, out, strict=False)
+            try:
+                dropped = build.configure(self.top, self.tree, variant, out,
+                                          strict=i == len(commits))
+            except (subprocess.CalledProcessError, PvrtError) as e:
+                return Built(1, f"configuration failed: {errors.describe(e)}")
+            # A fragment line may name an option a later commit adds; one
+            # that this commit's Kconfig has and still did not take (a
+            # wrong dependency) fails the commit.
+            known = [d for d in dropped if kconfig_defines(self.tree, d.split(":")[0])]
+            if known:
+                return Built(1, "Kconfig did not take these fragment lines although this"
+                             " commit defines their options:\n  " + "\n  ".join(known))
             if dropped:
-                print(f"        (fragment lines this commit's Kconfig does not take:"
-                      f" {len(dropped)})", flush=True)
+                print(f"        (left out: {len(dropped)} fragment lines whose options a later"
+                      " commit adds)", flush=True)
             return self.run(build.make_cmd(out, variant.arch, "bzImage", "modules"), log_name,
                             cwd=self.tree)
 
-        bisect_builds(self.tree, self.commits(), build_one, self.res, self.run_ok)
+        bisect_builds(self.tree, commits, build_one, self.res, self.run_ok)
 
     def run_ok(self, res):
         return res.returncode == 0, self.tail(res.output)
@@ -288,6 +323,8 @@ class Check:
 
     def st_x86_build(self):
         out = self.build_case("x86_64", "project kernel builds (x86_64)", "project")
+        self.project_built = out is not None
+        self.kunitconfigs_stand_alone()
         changed = self.changed_lines()
         cfiles = sorted(f for f in changed if f.endswith(".c"))
         if not cfiles:
@@ -311,6 +348,19 @@ class Check:
                           f" ({', '.join(files)})", res.returncode == 0 and not bad,
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
 
+    def kunitconfigs_stand_alone(self):
+        """Each x86_64 .kunitconfig of the series is complete on its own: kunit.py
+        config (olddefconfig, no build) keeps every line, as its users run it."""
+        for kcfg in build.series_kunitconfigs(self.top, self.tree, "x86_64"):
+            rel = os.path.relpath(kcfg, self.tree)
+            res = self.run([sys.executable, "tools/testing/kunit/kunit.py", "config",
+                            "--arch=x86_64", f"--kunitconfig={kcfg}",
+                            "--build_dir=" + os.path.join(self.bdir, "out", "kunitconfig-x86_64"),
+                            f"--make_options=CC={cc()}"], cwd=self.tree)
+            self.res.case("x86_64", f"kunit.py config --arch=x86_64 --kunitconfig={rel}"
+                          " keeps every line", res.returncode == 0,
+                          self.tail(res.stdout + res.stderr))
+
     def st_allnoconfig(self):
         self.build_case("allnoconfig", "allnoconfig (every feature off) builds", "allnoconfig")
 
@@ -322,6 +372,7 @@ class Check:
         out = os.path.join(self.bdir, "out", twin.name)
         build.build_variant(self.top, self.tree, twin, out,
                             log=lambda m: print("  " + m, flush=True))
+        self.debug_built = True
         return twin, out
 
     def st_debug_kunit(self):
@@ -356,6 +407,9 @@ class Check:
                       "; ".join(f"line {n}: {what}" for n, what in missing))
 
     def st_boot(self):
+        if self.project_built is False:
+            self.res.case("boot", "not run: the project kernel did not build", False)
+            return
         out = os.path.join(self.bdir, "out", "project")
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
@@ -407,6 +461,16 @@ class Check:
         with LOCK_STAT, PROVE_LOCKING, PROVE_RAW_LOCK_NESTING,
         DEBUG_ATOMIC_SLEEP, KASAN, UBSAN) through a short stress set, the
         lock advisor's guest command, its KUnit suites off."""
+        # scripts/lock-advisor's own kernel (no KASAN, whose cost would be in
+        # every hold time) is not booted here: its configuration must still hold.
+        adv = advisor.lockstat_twin(self.top, "project")
+        try:
+            build.configure(self.top, self.tree, adv, os.path.join(self.bdir, "out", adv.name))
+            ok, detail = True, ""
+        except (subprocess.CalledProcessError, PvrtError) as e:
+            ok, detail = False, errors.describe(e)
+        self.res.case("lockdep", f"the lock advisor's kernel ({adv.name}) configures: every"
+                      " fragment line takes effect", ok, detail)
         twin, out = self.debug_kernel()
         cmd = "lock-advisor 8 stress-set"
         print(f"  $ scripts/lock-advisor --secs 8   (boot only; -smp 2, {twin.name})", flush=True)
@@ -438,6 +502,8 @@ class Check:
         os.makedirs(outdir)
         rows, _ = torture.run(self.top, self.tree, scens, outdir=outdir,
                               log=lambda m: print("  " + m, flush=True))
+        if any(r["kernel"].startswith(build.debug_twin(self.top).name + "/") for r in rows):
+            self.debug_built = True
         for line in torture.table(rows).splitlines() + torture.figures(rows):
             print("        " + line)
         for r in rows:
@@ -499,7 +565,7 @@ class Check:
              "kunit-uml": ["workspace"], "x86_64": ["workspace"],
              "allnoconfig": ["workspace"], "boot": ["workspace", "project"],
              "torture": ["workspace"], "kunit-debug": ["workspace"], "lockdep": ["workspace"]}
-    MAKERS = {"workspace": ("series",), "project": ("bisect", "x86_64")}
+    MAKERS = {"workspace": ("series",), "project": ("x86_64",)}
 
     def prepare(self, need):
         """Make NEED, which no selected stage makes."""
@@ -508,7 +574,9 @@ class Check:
             if res.returncode:
                 raise PvrtError("no workspace: " + self.tail(res.stderr, 5))
         elif need == "project":
+            self.project_built = False
             build.build(self.top, self.tree, "project", log=lambda m: print("  " + m, flush=True))
+            self.project_built = True
 
     # --- the time budget ---------------------------------------------------------
 
@@ -532,14 +600,32 @@ class Check:
             json.dump(saved, f, indent=1, sort_keys=True)
         os.replace(path + ".tmp", path)
 
-    def expected(self, key, timings):
-        """What stage KEY is expected to take: its last time here, else its cold time."""
-        return timings.get(key, self.COLD_SECONDS.get(key, 0))
+    # Stages that boot a kernel an earlier stage builds: the build, when that
+    # stage has not run in this run, at its cold cost unless an image is there.
+    BUILT_BY = {"x86_64": ("project", "bisect"), "boot": ("project", "x86_64"),
+                "lockdep": ("project-debug", "torture"),
+                "kunit-debug": ("project-debug", "torture")}
+
+    def expected(self, key, timings, ran):
+        """What stage KEY is expected to take: its last time here, else its
+        cold time; plus the build of the kernel it boots when the stage that
+        builds it did not run (RAN: the stages run so far)."""
+        t = timings.get(key, self.COLD_SECONDS.get(key, 0))
+        kernel, maker = self.BUILT_BY.get(key, (None, None))
+        if kernel and maker not in ran:
+            image = build.kernel_image(os.path.join(self.bdir, "out", kernel))
+            t += KERNEL_BUILD_SECONDS["incremental" if os.path.exists(image) else kernel]
+        return t
 
     COLD_SECONDS = COLD_SECONDS
 
+    # What earlier layouts of make check left in build/check and nothing uses.
+    OBSOLETE = ("bisect", "out/kunit-x86_64", "out/kunit-debug")
+
     def main(self):
         t0 = time.time()
+        for d in self.OBSOLETE:
+            shutil.rmtree(os.path.join(self.bdir, d), ignore_errors=True)
         budget = self.args.budget if getattr(self.args, "budget", None) is not None \
             else DEFAULT_BUDGET
         timings = self.load_timings()
@@ -549,12 +635,12 @@ class Check:
         if budget:
             print(f"time budget: {budget:.0f} s for the stages; a stage that cannot end"
                   " within it is not run", flush=True)
-        made = set()
+        made, ran = set(), set()
         for key, title, fn in self.STAGES:
             if key not in selected:
                 continue
             left = budget - (time.time() - t0)
-            want = self.expected(key, timings)
+            want = self.expected(key, timings, ran)
             if budget and want > left:
                 print(f"\n=== {title}", flush=True)
                 self.res.case(key, "not run: time budget", False,
@@ -563,13 +649,16 @@ class Check:
                 self.times.append((title + " (not run: time budget)", 0))
                 continue
             for need in self.NEEDS.get(key, []):
-                if need not in made and not any(m in selected for m in self.MAKERS[need]):
+                if need not in made and not any(m in ran for m in self.MAKERS[need]):
                     self.stage(f"prepare: {need} (for {key})",
                                lambda need=need: self.prepare(need))
                 made.add(need)
             t1 = time.time()
-            self.stage(title, getattr(self, fn))
-            if not only:                # a whole run's stage times, for the next budget
+            ok = self.stage(title, getattr(self, fn))
+            ran.add(key)
+            # A whole run's times of stages that ran to their end, for the
+            # next run's budget (a stage cut short by a failure is no measure).
+            if ok and not only:
                 self.save_timing(key, time.time() - t1)
         print("\n=== stage wall times")
         for name, dt in self.times:

@@ -10,7 +10,11 @@ parameters (locktorture.torture_type=pv_mutex_lock ...).
 Scenarios whose configuration is the same share one kernel and one boot, in
 which the guest loads their torture modules one after the other
 (guest/torture).  A configuration the project kernel already satisfies
-boots build/out/project; any other is built once in build/out/torture-<hash>.
+boots build/out/project; one the debug kernel of 'make check' satisfies
+(the project kernel with the debug and lock-statistics fragments,
+build.debug_twin) boots build/out/project-debug; any other is built once in
+build/out/torture-<hash>.  Boots of kernels with KUnit suites built in pass
+kunit.enable=0.
 The console is parsed into one verdict line per scenario: SUCCESS or FAILURE
 as the test printed it, lock acquisitions (or football rounds), priority
 inheritance violations, splats, and whether that is what the scenario

@@ -386,3 +386,31 @@ def test_a_configuration_failure_fails_its_commit_and_the_bisect_goes_on(tmp_pat
     assert "ok  [2/3] builds: two" in out                  # Y: a later commit's option
     assert "FAIL  [3/3] builds: three" in out and "CONFIG_Y: wanted y" in out
     assert state["strict"]                                 # the last commit: strict
+
+
+def test_files_the_project_does_not_build_are_linted_on_the_debug_kernel(tmp_path, monkeypatch,
+                                                                         capsys):
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot())
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (1, 0))
+    linted = []
+
+    def lint_objects(tree, out, cfiles):
+        linted.append((os.path.basename(out), list(cfiles)))
+        return {"kernel/locking/lockdep_proc.o": ["kernel/locking/lockdep_proc.c"]}, []
+
+    monkeypatch.setattr(check.lint, "lint_objects", lint_objects)
+    monkeypatch.setattr(check.lint, "diagnostics_on_changed_lines", lambda *a: ["bad line"])
+    c = check.Check(argparse.Namespace(only=None))
+    monkeypatch.setattr(c, "changed_lines", lambda: {})
+    monkeypatch.setattr(c, "run", lambda cmd, *a, **k: check.subprocess.CompletedProcess(
+        cmd, 0, "", ""))
+    c.lint_left = ["kernel/locking/lockdep_proc.c"]
+    c.st_debug_kunit()
+    assert linted == [("project-debug", ["kernel/locking/lockdep_proc.c"])]
+    out = capsys.readouterr().out
+    assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.o" in out
+    assert "(debug kernel)" in out

@@ -337,16 +337,22 @@ class Check:
                 self.res.case("x86_64", f"W=1 and sparse clean on the series' lines: {f}",
                               False, "not linted: the project kernel did not build")
             return
+        self.lint_left = self.lint("x86_64", out, cfiles, changed, "")
+        for f in self.lint_left:
+            print(f"  (not built in the project config: linted on the debug kernel: {f})")
+
+    def lint(self, stage, out, cfiles, changed, where):
+        """W=1 and sparse on the objects of CFILES built in OUT, one case each;
+        returns the files OUT's configuration does not build."""
         objs, skipped = lint.lint_objects(self.tree, out, cfiles)
-        for f in skipped:
-            print(f"  (not built in the project config, not linted: {f})")
         for obj, files in sorted(objs.items()):
             res = self.run(["make", f"O={out}", f"CC={cc()}", "W=1", "C=2", obj],
                            cwd=self.tree)
             bad = lint.diagnostics_on_changed_lines(res.stdout + res.stderr, self.tree, changed)
-            self.res.case("x86_64", f"W=1 and sparse clean on the series' lines: {obj}"
-                          f" ({', '.join(files)})", res.returncode == 0 and not bad,
+            self.res.case(stage, f"W=1 and sparse clean on the series' lines: {obj}"
+                          f" ({', '.join(files)}){where}", res.returncode == 0 and not bad,
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
+        return skipped
 
     def kunitconfigs_stand_alone(self):
         """Each x86_64 .kunitconfig of the series is complete on its own: kunit.py
@@ -363,6 +369,8 @@ class Check:
 
     def st_allnoconfig(self):
         self.build_case("allnoconfig", "allnoconfig (every feature off) builds", "allnoconfig")
+
+    STAGE_DEBUG_LINT = "kunit-debug"
 
     def debug_kernel(self):
         """The debug twin (build.debug_twin), brought up to date: one kernel
@@ -389,6 +397,14 @@ class Check:
                       "; ".join(res.problems()) or f"rc={res.rc}")
         self.kunit_console("kunit-debug", "KUnit on x86_64 with lockdep, KASAN, UBSAN",
                            res, log_path)
+        # The series' C files the project configuration does not build (the
+        # lockdep ones), linted here, after the last boot of this kernel:
+        # W=1 objects would otherwise be rebuilt before the next boot.
+        left = getattr(self, "lint_left", None)
+        if left:
+            for f in self.lint(self.STAGE_DEBUG_LINT, out, left, self.changed_lines(),
+                               " (debug kernel)"):
+                print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
 
     def kunit_console(self, stage, name, res, log_path):
         """KUnit's results on a boot's console, counted from the KTAP lines,

@@ -107,6 +107,43 @@ def test_headline_chain_and_ikt_goals():
         "missed: 2.0 x the limit"
 
 
+CHAIN_GOAL = "chained inversion, pv_mutex: high's wait / (T_cs + 2 T_sched)"
+
+
+def chain_row(**kw):
+    return dict({"kind": "chain", "lock": "pv_mutex", "scenario": "PVLOCK09",
+                 "wait_max_us": 46601, "bound_us": 48239, "verdict": "SUCCESS",
+                 "expect": "SUCCESS", "splats": [], "problem": None, "problems": []}, **kw)
+
+
+def test_headline_chain_goal_is_not_met_by_an_invalid_run():
+    """The pv_mutex chain row with problems (a splat in its section, no
+    progress, no verdict) is not a measurement: its goal is "not enough valid
+    runs" with the reason, never met, whatever the ratio."""
+    head = {h[0]: h for h in report.headline([chain_row()])}
+    assert head[CHAIN_GOAL][3] == "met"
+    why = "PVLOCK09: 1 splat: BUG: scheduling while atomic: pi_football/77/0x00000002"
+    row = chain_row(splats=["BUG: scheduling while atomic: pi_football/77/0x00000002"],
+                    problems=[why])
+    (h,) = report.headline([row])
+    assert h[1].startswith("0.97 ")
+    assert h[3] == f"not enough valid runs: pv_mutex chain 0 of 1 ({why})"
+    # No section line at all (the boot died first): the goal is still there.
+    why = "PVLOCK09: verdict none, expected SUCCESS; no output: timed out after 900s"
+    row = chain_row(wait_max_us=None, bound_us=None, verdict=None, problem="no output",
+                    problems=[why])
+    (h,) = report.headline([row])
+    assert (h[1], h[3]) == ("-", f"not enough valid runs: pv_mutex chain 0 of 1 ({why})")
+    # The scenario's own FAILURE over the bound is a measurement: missed.
+    row = chain_row(wait_max_us=60000, verdict="FAILURE",
+                    problems=["PVLOCK09: verdict FAILURE, expected SUCCESS"])
+    (h,) = report.headline([row])
+    assert h[3] == "missed by 13%"
+    # FAILURE within the bound (an unboosted holder): not met either.
+    row["wait_max_us"] = 46601
+    assert report.headline([row])[0][3].startswith("not enough valid runs: pv_mutex chain 0 of 1")
+
+
 RTLA_TOP = """\
                                      Timer Latency
   0 00:00:30   |          IRQ Timer Latency (us)        |         Thread Timer Latency (us)

@@ -233,3 +233,21 @@ def test_a_run_without_samples_is_invalid_and_fails_validate(validate_stub, over
     assert re.search(rf"^project +stress-set +1 +project-stress-set-1\.log +{re.escape(problem)}",
                      out, re.M)
     assert "no valid run of project under stress-set" in out
+
+
+def test_chain_problem_names_the_splat(stub, tmp_path, monkeypatch):
+    """A splat inside PVLOCK09's section: the row's problem names it, not a
+    "verdict SUCCESS, expected SUCCESS" that says nothing."""
+    splat = "[   13.4] BUG: scheduling while atomic: pi_football/77/0x00000002"
+    (tmp_path / "console").write_text(chain_console("FAILURE").replace(
+        "PVRT-BEGIN torture-PVLOCK09\n", "PVRT-BEGIN torture-PVLOCK09\n" + splat + "\n"))
+    monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
+    monkeypatch.setattr(validate.boot.initramfs, "ensure", lambda *a: str(stub.initrd))
+    out = tmp_path / "out"
+    (out / "arch/x86/boot").mkdir(parents=True)
+    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
+    rows = validate.measure_chain(os.environ["PVRT_TOP"], str(out), 5, str(tmp_path))
+    (why,) = rows[0]["problems"]
+    assert why.startswith("PVLOCK09: 1 splat: ") and "BUG: scheduling while atomic" in why
+    assert "verdict" not in why
+    assert report.headline(rows)[0][3] == f"not enough valid runs: pv_mutex chain 0 of 1 ({why})"

@@ -230,10 +230,24 @@ def measure_chain(top, out, secs, results_dir):
     rows = torture.verdicts(scens, res, durations, "project/icount")
     for row, sc in zip(rows, scens):
         lock = next(p.split("=", 1)[1] for p in sc.params if p.startswith("lock="))
-        row.update(kind="chain", variant="project", lock=lock, problems=[] if row["ok"] else [
-            f"{sc.name}: verdict {row['verdict']}, expected {row['expect']}"
-            + (f" ({row['problem']})" if row["problem"] else "")])
+        row.update(kind="chain", variant="project", lock=lock,
+                   problems=[] if row["ok"] else [chain_problem(sc.name, row)])
     return rows
+
+
+def chain_problem(name, row):
+    """Why a chain scenario's row of torture.verdicts is not ok, in a line:
+    a verdict other than CFLIST's, its problem (no progress, no output),
+    the splats of its section."""
+    why = []
+    if row["verdict"] != row["expect"]:
+        why.append(f"verdict {row['verdict'] or 'none'}, expected {row['expect']}")
+    if row["problem"]:
+        why.append(row["problem"])
+    if row["splats"]:
+        n = len(row["splats"])
+        why.append(f"{n} splat{'s' if n != 1 else ''}: " + " | ".join(row["splats"][:3]))
+    return f"{name}: " + "; ".join(why)
 
 
 def measure_ikt(out, results_dir, samples=1000, loads=("hackbench", "rt-hog")):

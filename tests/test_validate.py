@@ -155,3 +155,66 @@ def test_zero_seconds_runs_and_no_kernel_are_refused(tmp_path, monkeypatch, caps
     with pytest.raises(SystemExit) as e:
         validate.main(args + ["--no-devices"])
     assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+def _ikt(handler, load="rt-hog", mx=9000, **kw):
+    """A bench-ikt row as bench_ikt.boot_one gives it (ns; hist in us)."""
+    return dict({"load": load, "handler": handler, "boot": "", "log": f"{handler}.log",
+                 "threaded": handler != "hard", "prio": 50, "samples": 2, "min": 3000,
+                 "avg": 6000, "p50": 3000, "p99": mx, "max": mx, "hist": {3: 1, mx // 1000: 1}},
+                **kw)
+
+
+IKT_GOALS = ("interrupt response p99 under rt-hog: IKT thread / threadirqs",
+             "interrupt response max under rt-hog: IKT thread / threadirqs")
+
+
+def test_an_ikt_boot_without_results_keeps_its_problems(tmp_path, monkeypatch):
+    """A bench-ikt boot that timed out before "ikt_bench: result" yields no
+    row: a placeholder row per missing handler carries its problems, and the
+    IKT goal says "not enough valid runs" instead of vanishing."""
+    from pvrt import bench_ikt
+
+    def boot_one(out, load, kernel, append, label, samples, log_path):
+        if kernel == "threadirqs":
+            return [], ["timed out after 3600s", f"no 'ikt_bench: done' (see {log_path})"]
+        return [_ikt("hard", load), _ikt(label, load), _ikt("timer: ktimers", load)], []
+
+    monkeypatch.setattr(bench_ikt, "boot_one", boot_one)
+    rows = validate.measure_ikt("out", str(tmp_path), loads=("rt-hog",))
+    by = {r["handler"]: r for r in rows}
+    assert set(by) == {"hard", "IKT thread", "timer: ktimers", "threadirqs",
+                       "timer: ksoftirqd"}
+    assert by["IKT thread"]["problems"] == [] and by["IKT thread"]["p99"] == 9000
+    for h in ("threadirqs", "timer: ksoftirqd"):
+        assert by[h]["samples"] == 0 and by[h]["kind"] == "ikt" and by[h]["max"] is None
+        assert by[h]["problems"][0] == "timed out after 3600s"
+    head = {h[0]: h for h in report.headline(rows)}
+    for goal in IKT_GOALS:
+        assert head[goal][1:] == ("-", "<= 1.0", "not enough valid runs: threadirqs 0 of 1")
+    # The placeholders survive results.json and the report.
+    (tmp_path / "results.json").write_text(json.dumps(rows))
+    again = validate.load_rows(str(tmp_path / "results.json"))
+    assert {h[0]: h for h in report.headline(again)} == head
+    md = report.markdown(again, {"load": "stress-set"}, {})
+    assert "| rt-hog | threadirqs | ikt=off threadirqs | 0 | - | - | - | - | - |" in md
+
+
+def test_an_ikt_goal_with_one_handler_missing_fails_validate(tmp_path, monkeypatch, capsys):
+    """Results without one handler of the pair (an older results.json, a
+    boot lost): the goal says "not enough valid runs" and validate exits 1,
+    as it does for a kernel without a valid latency run."""
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(validate, "measure", lambda *a, **k: pytest.fail("measured"))
+    rdir = tmp_path / "kept"
+    rdir.mkdir()
+    kept = [dict(_row(v, "stress-set", 1, 99), key=f"latency/{v}/stress-set/1")
+            for v in ("stock", "project")]
+    kept += [dict(_ikt(h), kind="ikt", problems=[], key="seed/ikt")
+             for h in ("hard", "IKT thread")]
+    (rdir / "results.json").write_text(json.dumps(kept))
+    assert validate.main(["--variants", "stock,project", "--no-devices",
+                          "--resume", str(rdir)]) == 1
+    out = capsys.readouterr().out
+    for goal in IKT_GOALS:
+        assert f"{goal}: not enough valid runs: threadirqs 0 of 1" in out

@@ -68,8 +68,13 @@ def pool(rows):
     convention: nearest rank, the bucket's lower edge), in ns, for one run
     as for several.
     """
-    out = {}
+    out, empty = {}, []
     for r in rows:
+        if not r.get("samples"):
+            # A handler its boot never reported (validate.measure_ikt's
+            # placeholder): nothing to pool, its problems to keep.
+            empty.append(dict(r, runs=0))
+            continue
         key = (r["load"], r["handler"], r["boot"])
         if key not in out:
             out[key] = dict(r, runs=0, samples=0, hist={}, avg=0, maxes=[])
@@ -92,7 +97,7 @@ def pool(rows):
                 q = console.percentile(p["hist"], p["samples"], pct,
                                        above=p["max"] // 1000) * 1000
                 p[name] = min(max(q, p["min"]), p["max"])
-    return list(out.values())
+    return list(out.values()) + empty
 
 
 def table(rows):
@@ -167,11 +172,16 @@ def boot_one(out, load, kernel, append, label, samples, log_path):
                     timeout=3600, append=("kunit.enable=0 " + append).strip())
     found, done = parse(res.text)
     problems = res.problems() + ([] if done else [f"no 'ikt_bench: done' (see {log_path})"])
-    timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
     rows = [dict(found[mode], load=load, handler=handler, boot=append, log=log_path)
-            for mode, handler in (("hard", "hard"), ("thread", label), ("timer", timer))
-            if mode in found]
+            for mode, handler in handlers(kernel, label) if mode in found]
     return rows, problems
+
+
+def handlers(kernel, label):
+    """[(ikt_bench mode, row handler)] of a boot of KERNELS' KERNEL, LABEL
+    naming its threaded handler."""
+    timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
+    return [("hard", "hard"), ("thread", label), ("timer", timer)]
 
 
 def main(argv=None):

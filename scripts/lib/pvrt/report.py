@@ -59,12 +59,15 @@ def invalid_runs(rows):
             for r in runs_of(rows) if not valid(r)]
 
 
+NOT_ENOUGH = "not enough valid runs"
+
+
 def _not_enough(made, counted):
     """The verdict of a goal whose kernels have fewer valid runs than MADE
     ({kernel: runs made}; COUNTED: {kernel: valid runs}), or None."""
     short = [f"{k} {counted.get(k, 0)} of {n}" for k, n in made.items()
              if counted.get(k, 0) < n]
-    return "not enough valid runs: " + ", ".join(short) if short else None
+    return f"{NOT_ENOUGH}: " + ", ".join(short) if short else None
 
 
 def pool(rows):
@@ -115,20 +118,30 @@ def headline(rows, load="stress-set"):
                 r.get("bound_us") or r.get("problems")):
             out.append(_chain_goal(r))
     for iload in dict.fromkeys(r.get("load") for r in rows if r.get("kind") == "ikt"):
-        ikt = {r["handler"]: r for r in rows if r.get("kind") == "ikt" and r.get("load") == iload}
-        if "IKT thread" not in ikt or "threadirqs" not in ikt:
+        out += _ikt_goals(rows, iload)
+    return out
+
+
+def _ikt_goals(rows, load):
+    """The headline rows IKT thread / threadirqs under LOAD.  A handler of
+    the pair missing (its boot died before reporting it) or invalid (its
+    boot had problems) leaves the goal unjudged: "not enough valid runs"."""
+    ikt = {r["handler"]: r for r in rows if r.get("kind") == "ikt" and r.get("load") == load}
+    handlers = ("IKT thread", "threadirqs")
+    short = _not_enough(dict.fromkeys(handlers, 1),
+                        {h: 1 for h in handlers if h in ikt and not ikt[h].get("problems")
+                         and ikt[h].get("samples", 1)})
+    out = []
+    for field in ("p99", "max"):
+        a, b = (ikt.get(h, {}).get(field) for h in handlers)
+        ratio = _ratio(a, b)
+        if ratio is None and not short:
             continue
-        handlers = ("IKT thread", "threadirqs")
-        short = _not_enough(dict.fromkeys(handlers, 1),
-                            {h: 1 for h in handlers if not ikt[h].get("problems")})
-        for field in ("p99", "max"):
-            ratio = _ratio(ikt["IKT thread"][field], ikt["threadirqs"][field])
-            if ratio is None:
-                continue
-            out.append((f"interrupt response {field} under {iload}: IKT thread / threadirqs",
-                        f"{_fmt_ratio(ratio)} ({ikt['IKT thread'][field] / 1000:.1f} /"
-                        f" {ikt['threadirqs'][field] / 1000:.1f} us)", f"<= {GOAL_IKT}",
-                        short or _verdict(ratio, GOAL_IKT, 1, need_runs=1)))
+        measured = "-" if ratio is None else (f"{_fmt_ratio(ratio)} ({a / 1000:.1f} /"
+                                              f" {b / 1000:.1f} us)")
+        out.append((f"interrupt response {field} under {load}: IKT thread / threadirqs",
+                    measured, f"<= {GOAL_IKT}",
+                    short or _verdict(ratio, GOAL_IKT, 1, need_runs=1)))
     return out
 
 
@@ -165,7 +178,7 @@ def _chain_goal(r):
     missed = ratio is not None and ratio > GOAL_CHAIN
     if r.get("problems") and not (missed and r.get("verdict") == "FAILURE"
                                   and not r.get("splats") and not r.get("problem")):
-        verdict = ("not enough valid runs: pv_mutex chain 0 of 1 ("
+        verdict = (f"{NOT_ENOUGH}: pv_mutex chain 0 of 1 ("
                    + "; ".join(r["problems"]) + ")")
     else:
         verdict = _missed(ratio, GOAL_CHAIN) if missed else "met"
@@ -525,7 +538,8 @@ def markdown(rows, meta, plots):
                md_table(("load", "handler", "boot", "samples", "min", "avg", "p50", "p99",
                          "max"),
                         [(r["load"], r["handler"], r["boot"] or "(default)", r["samples"],
-                          *(f"{r[k] / 1000:.1f}" for k in ("min", "avg", "p50", "p99", "max")))
+                          *("-" if r.get(k) is None else f"{r[k] / 1000:.1f}"
+                            for k in ("min", "avg", "p50", "p99", "max")))
                          for r in ikt]), ""]
         if plots.get("irt"):
             md += [f"![irt]({os.path.basename(plots['irt'])})", ""]

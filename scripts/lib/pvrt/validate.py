@@ -251,14 +251,24 @@ def chain_problem(name, row):
 
 
 def measure_ikt(out, results_dir, samples=1000, loads=("hackbench", "rt-hog")):
-    """scripts/bench-ikt's boots: per load, IKT and threadirqs (rows "ikt")."""
+    """scripts/bench-ikt's boots: per load, IKT and threadirqs (rows "ikt").
+    A handler a boot did not report (it timed out or crashed before its
+    "ikt_bench: result") is a row without samples that carries the boot's
+    problems: the goal it belongs to is not judged, and says so."""
     rows = []
     for load in loads:
         for kernel, append, label in bench_ikt.KERNELS[load]:
-            got, problems = bench_ikt.boot_one(
-                out, load, kernel, append, label, samples,
-                os.path.join(results_dir, f"ikt-bench-{load}-{kernel}.log"))
+            log_path = os.path.join(results_dir, f"ikt-bench-{load}-{kernel}.log")
+            got, problems = bench_ikt.boot_one(out, load, kernel, append, label, samples,
+                                               log_path)
             rows += [dict(r, kind="ikt", problems=problems) for r in got]
+            have = {r["handler"] for r in got}
+            rows += [dict(kind="ikt", load=load, handler=handler, boot=append, log=log_path,
+                          threaded=None, prio=None, samples=0, hist={},
+                          problems=problems or [f"no 'ikt_bench: result {mode}' line"],
+                          **dict.fromkeys(bench_ikt.FIELDS))
+                     for mode, handler in bench_ikt.handlers(kernel, label)
+                     if handler not in have]
     # The percentiles by the tools' one convention, from the histograms.
     return bench_ikt.pool(rows)
 
@@ -533,12 +543,18 @@ def main(argv=None):
     unmeasured = [v for v in args.variants if v not in measured]
     for v in unmeasured:
         print(f"no valid run of {v} under {args.load}")
+    # A goal without the valid runs it needs (a handler of the IKT pair
+    # lost, ...) fails the run as a kernel without a valid run does.
+    unjudged = [h for h in report.headline(rows, args.load)
+                if h[3].startswith(report.NOT_ENOUGH)]
+    for what, _m, _g, verdict in unjudged:
+        print(f"{what}: {verdict}")
     failed = 0
     if not args.no_devices:
         print()
         failed = devices.run(top, bdir, log=log)
     bad = [r for r in rows if r.get("problems")] + report.invalid_runs(rows)
-    return 1 if bad or failed or unmeasured else 0
+    return 1 if bad or failed or unmeasured or unjudged else 0
 
 
 def redraw(results_dir):

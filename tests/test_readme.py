@@ -21,7 +21,7 @@ def patches():
     for path in sorted(glob.glob(os.path.join(TOP, "kernel-patches", "[0-9][0-9][0-9][0-9]-*.patch"))):
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        m = re.search(r"^Subject: \[PATCH (\d+)/\d+\] (.*?)\n(?! )", text, re.M | re.S)
+        m = re.search(r"^Subject: \[RFC PATCH (\d+)/\d+\] (.*?)\n(?! )", text, re.M | re.S)
         out.append((int(m.group(1)), re.sub(r"\n ", " ", m.group(2)), text))
     return out
 

@@ -23,7 +23,7 @@
  *   timer   run by the TIMER softirq: in ktimers under IKT, in ksoftirqd
  *           when booted with "ikt=off threadirqs"
  *
- * Printed for scripts/bench-ikt to read:
+ * Printed on the console, one result line per mode:
  *
  *   ikt_bench: result <mode> threaded=<0|1> prio=<p> samples=<n> min=<ns>
  *              avg=<ns> p50=<ns> p99=<ns> max=<ns>

@@ -2,10 +2,11 @@
 /*
  * struct pv_spinlock: a spinlock_t that CONFIG_PV_SPINLOCK turns into a pv_mutex.
  *
- * The PV-RT series converts chosen spinlocks, one at a time, where the
- * measurement of scripts/lock-advisor says that a sleeping lock with
- * priority inheritance pays (equation (5) of the PV protocol paper) and the
- * lock is only ever taken in process context.  A converted lock is declared
+ * Chosen spinlocks are converted one at a time, where lock statistics show
+ * that a sleeping lock with priority inheritance pays (the mean hold time
+ * exceeds 4 * T_sched * p / (1 - p), with T_sched the cost of a wake-up and
+ * p the fraction of contended acquisitions) and the lock is only ever taken
+ * in process context.  A converted lock is declared
  * struct pv_spinlock and taken with pv_spin_lock() and pv_spin_unlock():
  *
  *  - without CONFIG_PV_SPINLOCK it is a spinlock_t and the operations are

@@ -78,10 +78,25 @@ def test_headline_counts_only_valid_runs():
             dict(lat("project", 1, {5: 99, 400: 1}, 400), problems=[SPLAT])]
     (h,) = report.headline(rows)
     assert (h[1], h[3]) == ("-", "not enough valid runs: project 0 of 1")
-    # A cyclictest run without a sample inside the histogram counts for nothing.
-    rows[1]["problems"], rows[1]["hist"] = [], {}
+    # A cyclictest run without a sample counts for nothing.
+    rows[1].update(problems=[], hist={}, samples=0)
     assert report.headline(rows)[0][3] == "not enough valid runs: project 0 of 1"
-    assert report.invalid_runs(rows)[0][1] == ["no sample within the histogram's range"]
+    assert report.invalid_runs(rows)[0][1] == ["no samples"]
+
+
+def test_a_run_whose_every_sample_overflowed_counts():
+    """A run without a sample within the histogram's range still measured
+    its maximum (cyclictest's "# Max Latencies"): it is valid, pooled (its
+    percentiles are its maximum), and the table notes it."""
+    over = dict(lat("project", 1, {1: 1}, 25000), hist={}, samples=42, min=21000)
+    rows = [lat("stock", 1, {5: 99, 1000: 1}, 1000), over]
+    assert report.valid(over) and report.invalid_runs(rows) == []
+    (h,) = report.headline(rows)
+    assert h[1].startswith("25.00 (project 25000 / stock 1000 us") and h[3].startswith("missed")
+    proj = report.latency_table(rows)[1]
+    assert proj[:5] == ("project", "stress-set", 1, 42, 21000)
+    assert proj[6:] == (25000, 25000, 25000, 25000, 25000,
+                        "25000 (all 42 samples overflowed the histogram)")
 
 
 def test_headline_ikt_goal_needs_clean_boots():

@@ -122,7 +122,8 @@ def test_bench_ikt_saves_after_each_boot(tmp_path, monkeypatch):
 def test_latency_over_time_plot_has_a_panel_per_variant(tmp_path):
     pytest.importorskip("matplotlib")
     rows = [{"variant": v, "run": 1, "max": 900, "series": [(1.0, 30), (2.0, 900)],
-             "hist": {30: 9999, 900: 1}, "phases": [("memory", 0.0), ("fork", 1.2)]}
+             "samples": 10000, "hist": {30: 9999, 900: 1},
+             "phases": [("memory", 0.0), ("fork", 1.2)]}
             for v in ("stock", "project")]
     rows.append({"variant": "rt", "run": 1, "max": None})     # a failed run: no panel
     path = report.plot_over_time(rows, str(tmp_path / "lot.png"), "stress-set")

@@ -44,8 +44,10 @@ def runs_of(rows, load=None):
 
 def valid(row):
     """Whether a cyclictest run counts: its boot had no problem (splat,
-    time-out, no PVRT-EXIT, ...) and it has samples within the histogram."""
-    return not row.get("problems") and bool(row.get("hist"))
+    time-out, no PVRT-EXIT, ...) and it has samples.  A run whose every
+    sample overflowed the histogram is a measurement: cyclictest's "# Max
+    Latencies" gives its maximum, and its percentiles are that maximum."""
+    return not row.get("problems") and (row.get("samples") or 0) > 0
 
 
 def latency_rows(rows, load=None):
@@ -55,8 +57,7 @@ def latency_rows(rows, load=None):
 
 def invalid_runs(rows):
     """[(row, [why])] of the cyclictest runs left out of every figure."""
-    return [(r, r.get("problems") or ["no sample within the histogram's range"])
-            for r in runs_of(rows) if not valid(r)]
+    return [(r, r.get("problems") or ["no samples"]) for r in runs_of(rows) if not valid(r)]
 
 
 NOT_ENOUGH = "not enough valid runs"
@@ -253,11 +254,20 @@ def latency_table(rows):
     out = []
     loads = list(dict.fromkeys(r["load"] for r in latency_rows(rows)))
     for load in loads:
-        for v, p in pool(latency_rows(rows, load)).items():
+        runs = latency_rows(rows, load)
+        for v, p in pool(runs).items():
             out.append((v, load, p["runs"], p["samples"], p["min"], f"{p['avg']:.1f}", p["p99"],
                         p["p999"], p["p9999"], p["p99999"], p["max"],
-                        " ".join(str(m) for m in p["maxes"])))
+                        " ".join(_run_max(r) for r in runs if r["variant"] == v)))
     return out
+
+
+def _run_max(r):
+    """A run's maximum in the table, with a note when no sample of the run
+    lies within the histogram's range."""
+    if r.get("hist"):
+        return str(r["max"])
+    return f"{r['max']} (all {r['samples']} samples overflowed the histogram)"
 
 
 INVALID_HEAD = ("kernel", "load", "run", "log", "why")

@@ -262,3 +262,18 @@ def test_chain_problem_names_the_splat(stub, tmp_path, monkeypatch):
     assert why.startswith("PVLOCK09: 1 splat: ") and "BUG: scheduling while atomic" in why
     assert "verdict" not in why
     assert report.headline(rows)[0][3] == f"not enough valid runs: pv_mutex chain 0 of 1 ({why})"
+
+
+def test_resume_measures_an_invalid_run_again(validate_stub, tmp_path):
+    """--resume keeps valid runs and measures invalid ones again: the run
+    replaces the invalid one (no double counting) and the goal is judged."""
+    rc, rows, out = validate_stub({"stock": CONSOLE_OK, "project": console_without_samples(0, 0)})
+    assert rc == 1 and "not enough valid runs: project 0 of 1" in out
+    (rdir,) = (tmp_path / "build" / "report").iterdir()
+    rc, rows, out = validate_stub({"stock": CONSOLE_OK, "project": CONSOLE_OK},
+                                  "--resume", str(rdir))
+    assert rc == 0
+    assert sorted((r["variant"], r["run"], r["samples"], r["problems"]) for r in rows) == [
+        ("project", 1, 10000, []), ("stock", 1, 10000, [])]
+    assert "not enough valid runs" not in out and "Invalid runs" not in out
+    assert "project / stock PREEMPT  1.00 (project 310 / stock 310 us" in out

@@ -476,6 +476,12 @@ def main(argv=None):
     if args.resume:
         results_dir = os.path.abspath(args.resume)
         done = load_rows(os.path.join(results_dir, "results.json"))
+        # An invalid run is measured again: its row goes, so that its key
+        # is missing and the new run takes its place (not counted twice).
+        invalid = {id(r) for r, _why in report.invalid_runs(done)}
+        if invalid:
+            log(f"resuming: {len(invalid)} invalid run(s) to measure again")
+            done = [r for r in done if id(r) not in invalid]
     else:
         results_dir = None
         done = []

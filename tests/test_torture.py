@@ -174,6 +174,51 @@ def test_a_success_without_progress_does_not_pass(tmp_path, module, params, text
     assert row["ok"] == (problem is None)
 
 
+REAL = os.path.join(os.path.dirname(__file__), "data", "torture-football-chain.log")
+
+
+def real_football_and_chain(edit=lambda text: text):
+    """PVLOCK06, 08 (football) and 09 (chain) as make check's short torture
+    printed them (build/check/logs/torture, boot-02 and boot-03), judged."""
+    with open(REAL, encoding="utf-8") as f:
+        text = edit(f.read())
+    scens = torture.select(torture.load(TOP), ["PVLOCK06", "PVLOCK08", "PVLOCK09"])
+    res = boot.BootResult(REAL, text, False, 1.0)
+    return {r["scenario"]: r for r in torture.verdicts(scens, res, dict.fromkeys(
+        ("PVLOCK06", "PVLOCK08", "PVLOCK09"), 10), "project/smp2")}
+
+
+def test_real_football_and_chain_runs_judge_as_before():
+    rows = real_football_and_chain()
+    assert {n: (r["verdict"], r["rounds"], r["rounds_offense"], r["ok"], r["problem"])
+            for n, r in rows.items()} == {
+        "PVLOCK06": ("SUCCESS", 262, 262, True, None),
+        "PVLOCK08": ("FAILURE", 23, 23, True, None),
+        "PVLOCK09": ("SUCCESS", 193, 96, True, None)}
+
+
+def test_a_chain_without_a_round_with_offense_tested_nothing(tmp_path):
+    """mode=chain alternates calibration rounds (no offense) and game
+    rounds: "1 rounds, 0 with offense" is a calibration only.  Neither the
+    pv_mutex chain nor its broken twin (PVLOCK11, plain mutex, expected to
+    fail) has tested an inversion: neither passes."""
+    rows = real_football_and_chain(lambda t: t.replace("193 rounds, 96 with offense",
+                                                       "1 rounds, 0 with offense"))
+    assert not rows["PVLOCK09"]["ok"]
+    assert rows["PVLOCK09"]["problem"] == "no progress: 1 rounds, none with offense"
+    twin = torture.select(torture.load(TOP), ["PVLOCK11"])
+    text = ("[ 3.0] pi_football: chain lock=mutex cpus=1 hold_us=20000 game_ms=500:"
+            " 1 rounds, 0 with offense\n" + CHAIN_MUTEX)
+    (row,) = torture.verdicts(twin, boot_result(tmp_path, section("PVLOCK11", text, 1)),
+                              {"PVLOCK11": 10}, "project/icount")
+    assert row["verdict"] == "FAILURE" and row["expect"] == "FAILURE"
+    assert row["problem"] == "no progress: 1 rounds, none with offense" and not row["ok"]
+    # Football rounds all have the offense.
+    rows = real_football_and_chain(lambda t: t.replace("262 rounds, 262 with offense",
+                                                       "262 rounds, 0 with offense"))
+    assert rows["PVLOCK06"]["problem"] == "no progress: 262 rounds, none with offense"
+
+
 def test_one_boot_per_configuration(tmp_path, monkeypatch):
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
     scens = torture.select(torture.load(TOP), ["PVLOCK01", "PVLOCK05", "PVLOCK06",

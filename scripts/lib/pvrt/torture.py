@@ -205,7 +205,8 @@ def parse_section(lines):
     text = "\n".join(lines)
     r = {"verdict": None, "acquisitions": None, "pi_checks": None, "pi_boost_checks": None,
          "pi_inconclusive": None,
-         "pi_violations": None, "rounds": None, "ball_moves": None, "unboosted": None,
+         "pi_violations": None, "rounds": None, "rounds_offense": None, "ball_moves": None,
+         "unboosted": None,
          "wait_max_us": None, "bound_us": None, "t_sched_us": None, "t_cs_us": None}
     for m in _VERDICT.finditer(text):
         r["verdict"] = m.group(1)
@@ -216,7 +217,7 @@ def parse_section(lines):
          r["pi_violations"]) = map(int, m.groups())
     m = _ROUNDS.search(text)
     if m:
-        r["rounds"] = int(m.group(1))
+        r["rounds"], r["rounds_offense"] = int(m.group(1)), int(m.group(2))
     m = _UNBOOSTED.search(text)
     if m:
         r["unboosted"] = int(m.group(1))
@@ -250,9 +251,15 @@ def pi_check_on(scen):
 def no_progress(scen, row):
     """Why a scenario that printed its section tested nothing, or None: a
     locktorture run without a write, or without a PI check where pi_check
-    is on; a pi_football run without a round."""
+    is on; a pi_football run without a round with the offense (mode=chain
+    alternates calibration rounds, without it, and game rounds: a
+    calibration alone tests no inversion)."""
     if scen.module == "pi_football":
-        return None if row["rounds"] else "no progress: no rounds"
+        if not row["rounds"]:
+            return "no progress: no rounds"
+        if not row["rounds_offense"]:
+            return f"no progress: {row['rounds']} rounds, none with offense"
+        return None
     if not row["acquisitions"]:
         return "no progress: no writes"
     if pi_check_on(scen) and not row["pi_checks"]:

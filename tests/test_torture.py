@@ -219,6 +219,22 @@ def test_a_chain_without_a_round_with_offense_tested_nothing(tmp_path):
     assert rows["PVLOCK06"]["problem"] == "no progress: 262 rounds, none with offense"
 
 
+@pytest.mark.parametrize("module, params, text", [
+    ("locktorture", ["torture_type=pv_mutex_lock"], LOCKTORTURE_OK.splitlines()[0] + "\n"),
+    ("locktorture", ["torture_type=pv_mutex_lock"], ""),
+    ("pi_football", ["lock=pv_mutex", "mode=chain"], CHAIN_PV.replace(
+        "[   31.92] pi_football: End of test: SUCCESS\n", ""))])
+def test_a_section_without_its_end_of_test_line_says_so(tmp_path, module, params, text):
+    """A section cut before "End of test" (the module hung, the console
+    lost it): the problem is the missing verdict, not a progress count."""
+    scen = torture.Scenario("A")
+    scen.module, scen.params = module, params
+    (row,) = torture.verdicts([scen], boot_result(tmp_path, section("A", text, 0)), {"A": 5},
+                              "project/smp2")
+    assert row["verdict"] is None and row["problem"] == "no End of test line"
+    assert not row["ok"]
+
+
 def test_one_boot_per_configuration(tmp_path, monkeypatch):
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
     scens = torture.select(torture.load(TOP), ["PVLOCK01", "PVLOCK05", "PVLOCK06",

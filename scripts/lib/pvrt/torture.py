@@ -283,7 +283,10 @@ def verdicts(scenarios, res, durations, kernel):
         else:
             row.update(parse_section(sec[1]))
             row["splats"] = [ln for _n, ln in console.splats("\n".join(sec[1]))]
-            row["problem"] = no_progress(scen, row)
+            # A section cut before its verdict: that is the problem, not
+            # the progress counts it did or did not get to print.
+            row["problem"] = ("no End of test line" if row["verdict"] is None
+                              else no_progress(scen, row))
         row["ok"] = (row["problem"] is None and row["verdict"] == scen.expect
                      and not row["splats"])
         rows.append(row)

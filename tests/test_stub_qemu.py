@@ -277,3 +277,25 @@ def test_resume_measures_an_invalid_run_again(validate_stub, tmp_path):
         ("project", 1, 10000, []), ("stock", 1, 10000, [])]
     assert "not enough valid runs" not in out and "Invalid runs" not in out
     assert "project / stock PREEMPT  1.00 (project 310 / stock 310 us" in out
+
+
+NO_SECTION = re.sub(r"PVRT-BEGIN cyclictest\n.*PVRT-END cyclictest rc=0\n", "", CONSOLE_OK,
+                    flags=re.S)
+
+
+@pytest.mark.parametrize("console, problem", [
+    (NO_SECTION, "no cyclictest section (no PVRT-BEGIN cyclictest)"),
+    (CONSOLE_OK.replace("PVRT-END cyclictest rc=0", "PVRT-END cyclictest rc=1"),
+     "cyclictest exited with rc=1"),
+    (CONSOLE_OK.replace("PVRT-END cyclictest rc=0\n", ""),
+     "cyclictest section not finished (no PVRT-END cyclictest)")],
+    ids=["no-section", "rc-1", "no-end"])
+def test_a_run_without_a_cyclictest_result_names_why(validate_stub, console, problem):
+    """An otherwise clean boot whose cyclictest section is missing, ended
+    with a non-zero status or never ended: the run's problem says so."""
+    rc, rows, out = validate_stub({"stock": CONSOLE_OK, "project": console})
+    assert rc == 1
+    proj = next(r for r in rows if r["variant"] == "project")
+    assert proj["problems"] == [problem]
+    assert re.search(rf"^project +stress-set +1 +project-stress-set-1\.log +{re.escape(problem)}$",
+                     out, re.M)

@@ -117,7 +117,15 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems()}
     ct = res.sections().get("cyclictest")
-    if ct and ct[0] == 0:
+    # No figures without cyclictest's own section, finished and with
+    # status 0: the run's problem says which it lacks.
+    if ct is None:
+        row["problems"].append("no cyclictest section (no PVRT-BEGIN cyclictest)")
+    elif ct[0] is None:
+        row["problems"].append("cyclictest section not finished (no PVRT-END cyclictest)")
+    elif ct[0] != 0:
+        row["problems"].append(f"cyclictest exited with rc={ct[0]}")
+    else:
         try:
             row.update(cyclictest_figures(ct[1], res.text))
         except ValueError as e:

@@ -55,6 +55,21 @@ def test_headline_compares_with_stock_pcp0_when_it_ran():
     assert len(report.headline([r for r in rows if r["variant"] != "stock-pcp0"])) == 2
 
 
+def test_stock_pcp0_row_without_valid_runs_is_not_enough():
+    """The stock-pcp0 row has no goal, but an invalid stock-pcp0 run still
+    leaves it unjudged: "not enough valid runs", no ratio."""
+    rows = [lat(v, 1, {5: 99, mx: 1}, mx)
+            for v, mx in (("stock", 1000), ("stock-pcp0", 800), ("project", 400))]
+    rows[1]["problems"] = ["timed out after 640s"]
+    head = {h[0]: h for h in report.headline(rows)}
+    pcp = head["max latency under stress-set: project / stock PREEMPT with"
+               " CONFIG_PCP_BATCH_SCALE_MAX=0 (stock-pcp0)"]
+    assert pcp[1:] == ("-", "none: what the project gains beyond that option",
+                       "not enough valid runs: stock-pcp0 0 of 1")
+    assert head["max latency under stress-set: project / stock PREEMPT"][3] == \
+        "met (1 run: not a claim)"
+
+
 SPLAT = "console line 812: BUG: scheduling while atomic: stress-ng-vm/1255/0x00000002"
 
 

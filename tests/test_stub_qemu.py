@@ -299,3 +299,34 @@ def test_a_run_without_a_cyclictest_result_names_why(validate_stub, console, pro
     assert proj["problems"] == [problem]
     assert re.search(rf"^project +stress-set +1 +project-stress-set-1\.log +{re.escape(problem)}$",
                      out, re.M)
+
+
+def test_resume_with_an_older_results_json(validate_stub, tmp_path):
+    """A results.json an older validate wrote (no "kind", no p99.99,
+    p99.999, series or phases; problems [] for a run without samples or
+    without a cyclictest section): its valid runs are kept, an all-overflow
+    run among them, and the runs without samples are measured again."""
+    rdir = tmp_path / "build" / "report" / "20261120-080000"
+    rdir.mkdir(parents=True)
+
+    def old(variant, run_no, **kw):
+        return dict({"variant": variant, "load": "stress-set", "run": run_no, "seconds": 2,
+                     "log": str(rdir / f"{variant}-stress-set-{run_no}.log"), "problems": [],
+                     "key": f"latency/{variant}/stress-set/{run_no}"}, **kw)
+
+    figures = {"samples": 10000, "min": 8, "avg": 10.4, "max": 300, "p99": 12, "p999": 12}
+    (rdir / "results.json").write_text(json.dumps([
+        old("stock", 1, hist={"8": 4000, "12": 5999, "300": 1}, **figures),
+        old("project", 1, hist={}, **dict(figures, samples=0, max=0)),
+        old("stock", 2, hist={}, **dict(figures, samples=42, max=25000)),
+        old("project", 2)]))
+    rc, rows, out = validate_stub({"stock": CONSOLE_OK, "project": CONSOLE_OK},
+                                  "--runs", "2", "--resume", str(rdir))
+    assert rc == 0
+    assert sorted((r["variant"], r["run"], r["samples"], r["max"]) for r in rows) == [
+        ("project", 1, 10000, 310), ("project", 2, 10000, 310),
+        ("stock", 1, 10000, 300), ("stock", 2, 42, 25000)]
+    assert "Invalid runs" not in out and "not enough valid runs" not in out
+    assert re.search(r"^stock +stress-set +2 +10042 .* 300 25000 \(all 42 samples overflowed"
+                     r" the histogram\)$", out, re.M)
+    assert "project / stock PREEMPT  0.025 (project 310..310 / stock 300..25000 us" in out

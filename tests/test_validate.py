@@ -131,6 +131,27 @@ def test_latency_over_time_plot_has_a_panel_per_variant(tmp_path):
     assert report.plot_over_time(rows[2:], str(tmp_path / "none.png"), "none") is None
 
 
+def test_latency_over_time_plot_leaves_invalid_runs_out(tmp_path, monkeypatch):
+    """A run with problems has no panel, even with a series: the first valid
+    run of its kernel has it, and a kernel without one has none."""
+    pytest.importorskip("matplotlib")
+    titles = []
+
+    def save(plt, fig, path, rect=(0, 0, 1, 1)):
+        titles.extend(ax.get_title() for ax in fig.axes)
+        plt.close(fig)
+        return path
+
+    monkeypatch.setattr(report, "_save", save)
+    rows = [dict(_row(v, "stress-set", n, mx), series=[(1.0, 1), (2.0, mx)])
+            for v, n, mx in (("stock", 1, 900), ("stock", 2, 700), ("project", 1, 90))]
+    rows[0]["problems"] = ["console line 812: BUG: scheduling while atomic"]
+    rows[2]["problems"] = ["timed out after 640s"]
+    assert report.plot_over_time(rows, str(tmp_path / "lot.png"), "stress-set")
+    assert titles == ["stock (run 2, max 700 us)"]
+    assert report.plot_over_time(rows[2:], str(tmp_path / "none.png"), "stress-set") is None
+
+
 def test_progress_expects_the_last_run_of_the_same_step(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PVRT_CACHE", str(tmp_path))
     p = validate.Progress(2)

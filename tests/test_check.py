@@ -101,6 +101,7 @@ def test_a_failed_build_keeps_its_lint_cases(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(c, "changed_lines", lambda: {"kernel/a.c": None, "kernel/b.c": {3}})
     monkeypatch.setattr(c, "kunitconfigs_stand_alone", lambda: None)
     c.st_x86_build()
+    assert c.project_built is False
     assert (c.res.passed, c.res.failed) == (0, 3)
     assert "make bzImage exited with 2" in capsys.readouterr().out
 
@@ -191,6 +192,7 @@ def test_only_runs_and_failed_stages_leave_the_recorded_times_alone(tmp_path, mo
             self.res.case("b", "ran", False)
 
     _Stub(argparse.Namespace(only="a", budget=0)).main()
+    assert (cache / "check-timings.json").read_text() == '{"a": 7, "b": 7}'
     Failing(argparse.Namespace(only=None, budget=0)).main()
     import json
     saved = json.loads((cache / "check-timings.json").read_text())
@@ -206,12 +208,49 @@ def test_a_stage_booting_a_kernel_that_was_not_built_expects_the_build(tmp_path,
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     c = check.Check(argparse.Namespace(only=None))
     t = check.COLD_SECONDS["lockdep"]
-    assert c.expected("lockdep", {}, {"torture"}) == t
-    assert c.expected("lockdep", {}, set()) == t + check.KERNEL_BUILD_SECONDS["project-debug"]
+    assert c.expected("lockdep", {}) == t + check.KERNEL_BUILD_SECONDS["project-debug"]
     image = tmp_path / "build" / "out" / "project-debug" / "arch/x86/boot/bzImage"
     image.parent.mkdir(parents=True)
     image.write_text("")
-    assert c.expected("lockdep", {}, set()) == t + check.KERNEL_BUILD_SECONDS["incremental"]
+    assert c.expected("lockdep", {}) == t + check.KERNEL_BUILD_SECONDS["incremental"]
+    c.built.add("project-debug")
+    assert c.expected("lockdep", {}) == t
+
+
+@pytest.mark.parametrize("key, kernel", [("x86_64", "project"), ("boot", "project"),
+                                         ("torture", "project"), ("lockdep", "project-debug"),
+                                         ("kunit-debug", "project-debug"), ("tools", None)])
+def test_each_stage_that_boots_a_kernel_counts_its_build(key, kernel, tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    assert c.build_cost(key) == (check.KERNEL_BUILD_SECONDS[kernel] if kernel else 0)
+    c.built.update({"project", "project-debug"})
+    assert c.build_cost(key) == 0
+
+
+def test_a_stage_that_built_another_stages_kernel_does_not_record_its_time(tmp_path,
+                                                                            monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    class Boots(_Stub):
+        BUILT_BY = {"b": "project"}
+
+    Boots(argparse.Namespace(only=None, budget=0)).main()
+    import json
+    saved = json.loads((tmp_path / "cache" / "check-timings.json").read_text())
+    assert set(saved) == {"a", "c"}
+
+
+def test_a_timings_file_that_cannot_be_written_is_a_note(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    (tmp_path / "cache").write_text("a file where the cache directory should be")
+    assert _Stub(argparse.Namespace(only=None, budget=0)).main() == 0
+    out = capsys.readouterr().out
+    assert "note: stage times not saved" in out
+    assert out.rstrip().splitlines()[-1] == "3 passed, 0 failed"
 
 
 def test_boot_is_not_run_on_a_project_kernel_that_did_not_build(tmp_path, monkeypatch, capsys):
@@ -346,7 +385,9 @@ def test_kconfig_defines_tells_a_later_commits_option_from_a_dropped_one(tmp_pat
     tree.mkdir()
     _git(tree, "init", "-q", "-b", "main")
     _commit(tree, "base", {"kernel/Kconfig.locks": "config PV_MUTEX\n\tbool\n",
-                           "init/Kconfig": "menuconfig EXPERT\n\tbool\n"})
+                           "init/Kconfig": "menuconfig EXPERT\n\tbool\n"
+                                           "config HAVE_LEGACY_CLK # TODO: drop\n"})
+    assert check.kconfig_defines(str(tree), "CONFIG_HAVE_LEGACY_CLK")
     assert check.kconfig_defines(str(tree), "CONFIG_PV_MUTEX")
     assert check.kconfig_defines(str(tree), "CONFIG_EXPERT")
     assert not check.kconfig_defines(str(tree), "CONFIG_PV_SPINLOCK")
@@ -369,10 +410,10 @@ def test_a_configuration_failure_fails_its_commit_and_the_bisect_goes_on(tmp_pat
                _commit(tree, "three", {"Kconfig": "config X\n\tbool\nconfig Y\n\tbool\n"})]
     c.tree = str(tree)
     monkeypatch.setattr(c, "commits", lambda: commits)
-    state = {}
+    state = {"strict": []}
 
     def configure(top, tree, variant, out, strict=True):
-        state["strict"] = strict
+        state["strict"].append(strict)
         if "bool" not in (tmp_path / "tree" / "Kconfig").read_text():
             raise subprocess.CalledProcessError(2, ["make", "allnoconfig"])
         return ["CONFIG_Y: wanted y, got n"]
@@ -385,7 +426,8 @@ def test_a_configuration_failure_fails_its_commit_and_the_bisect_goes_on(tmp_pat
     assert "FAIL  [1/3] builds: one" in out and "make allnoconfig exited with 2" in out
     assert "ok  [2/3] builds: two" in out                  # Y: a later commit's option
     assert "FAIL  [3/3] builds: three" in out and "CONFIG_Y: wanted y" in out
-    assert state["strict"]                                 # the last commit: strict
+    assert state["strict"] == [False, False, True]         # the last commit: strict
+    assert "project" not in c.built                        # the last commit failed
 
 
 def test_files_the_project_does_not_build_are_linted_on_the_debug_kernel(tmp_path, monkeypatch,
@@ -414,3 +456,100 @@ def test_files_the_project_does_not_build_are_linted_on_the_debug_kernel(tmp_pat
     out = capsys.readouterr().out
     assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.o" in out
     assert "(debug kernel)" in out
+
+
+def test_x86_64_checks_each_kunitconfig_alone_and_hands_over_unbuilt_files(tmp_path, monkeypatch,
+                                                                            capsys):
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.build, "build", lambda *a, **k: str(tmp_path / "out"))
+    monkeypatch.setattr(check.build, "series_kunitconfigs",
+                        lambda top, tree, arch=None: [os.path.join(tree, "k/a/.kunitconfig"),
+                                                      os.path.join(tree, "k/b/.kunitconfig")])
+    monkeypatch.setattr(check.lint, "lint_objects",
+                        lambda tree, out, cfiles: ({}, ["kernel/locking/lockdep_proc.c"]))
+    c = check.Check(argparse.Namespace(only=None))
+    monkeypatch.setattr(c, "changed_lines", lambda: {"kernel/locking/lockdep_proc.c": None})
+
+    def run(cmd, *a, **k):
+        bad = any("k/b/.kunitconfig" in x for x in cmd)
+        return subprocess.CompletedProcess(cmd, 1 if bad else 0, "", "dropped CONFIG_X")
+
+    monkeypatch.setattr(c, "run", run)
+    c.st_x86_build()
+    out = capsys.readouterr().out
+    assert "ok  kunit.py config --arch=x86_64 --kunitconfig=k/a/.kunitconfig" in out
+    assert "FAIL  kunit.py config --arch=x86_64 --kunitconfig=k/b/.kunitconfig" in out
+    assert c.project_built is True and "project" in c.built
+    assert c.lint_left == ["kernel/locking/lockdep_proc.c"]
+
+
+def test_prepare_marks_a_project_kernel_that_did_not_build(tmp_path, monkeypatch):
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    def broken(*a, **k):
+        raise subprocess.CalledProcessError(2, ["make"])
+
+    monkeypatch.setattr(check.build, "build", broken)
+    c = check.Check(argparse.Namespace(only=None))
+    assert not c.stage("prepare: project", lambda: c.prepare("project"))
+    assert c.project_built is False and "project" not in c.built
+
+
+def test_lockdep_checks_that_the_advisors_own_kernel_configures(tmp_path, monkeypatch, capsys):
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot())
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    configured = []
+
+    def configure(top, tree, variant, out, strict=True):
+        configured.append((variant.name, strict))
+        raise check.PvrtError("variant project-lockstat: Kconfig dropped fragment lines")
+
+    monkeypatch.setattr(check.build, "configure", configure)
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_lockdep()
+    assert configured == [("project-lockstat", True)]
+    assert "FAIL  the lock advisor's kernel (project-lockstat) configures" in \
+        capsys.readouterr().out
+
+
+def test_a_docs_commit_after_a_broken_one_is_built_again(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    _git(tree, "init", "-q", "-b", "main")
+    _commit(tree, "base", {"f": "0\n"})
+    commits = [_commit(tree, "broken", {"f": "1\n"}),
+               _commit(tree, "docs", {"Documentation/x.rst": "x\n"})]
+    calls = []
+
+    def build_one(i, commit, log_name):
+        calls.append(i)
+        return check.Built(1, "error")
+
+    res = check.Results()
+    check.bisect_builds(str(tree), commits, build_one, res,
+                        lambda r: (r.returncode == 0, r.output))
+    assert calls == [1, 2] and (res.passed, res.failed) == (0, 2)
+
+
+def test_a_debug_kernel_that_does_not_build_fails_its_lint_cases(tmp_path, monkeypatch, capsys):
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    def broken(*a, **k):
+        raise subprocess.CalledProcessError(2, ["make"])
+
+    monkeypatch.setattr(check.build, "build_variant", broken)
+    c = check.Check(argparse.Namespace(only=None))
+    c.lint_left = ["kernel/locking/lockdep_proc.c"]
+    assert not c.stage("kunit-debug", c.st_debug_kunit)
+    out = capsys.readouterr().out
+    assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.c" in out

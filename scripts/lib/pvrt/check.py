@@ -30,7 +30,7 @@ KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
 
 # The stages' times (s) on a brand-new 2-core machine (no ccache, no base
 # cache), measured by 'CI=true bash .ci/run' from a fresh clone, rounded up
-# by about 20 %: what the time budget expects of a stage this machine has
+# by at least 20 %: what the time budget expects of a stage this machine has
 # not run yet.  A stage it has run is expected to take what it took last
 # time (check-timings.json in the cache directory, next to ccache's: both
 # go together).
@@ -79,7 +79,8 @@ class Built:
 def kconfig_defines(tree, option):
     """Does some Kconfig file of TREE's checked-out commit define OPTION (CONFIG_X)?"""
     sym = option.removeprefix("CONFIG_")
-    res = subprocess.run(["git", "-C", tree, "grep", "-qE", rf"^\s*(menu)?config\s+{sym}\s*$",
+    res = subprocess.run(["git", "-C", tree, "grep", "-qE",
+                          rf"^[[:space:]]*(menu)?config[[:space:]]+{sym}[[:space:]]*(#.*)?$",
                           "--", "*Kconfig*"], capture_output=True, text=True)
     return res.returncode == 0
 
@@ -101,7 +102,8 @@ class Check:
         self.times = []
         self.tree = os.path.join(self.bdir, "linux")
         self.project_built = None       # by the x86_64 stage or its prepare step
-        self.debug_built = False        # the debug twin, in this run
+        self.built = set()              # kernels built in this run: "project", "project-debug"
+        self.lint_left = None           # series' C files the project kernel does not build
         self.logs = os.path.join(self.bdir, "logs")
         os.makedirs(self.logs, exist_ok=True)
 
@@ -289,8 +291,11 @@ class Check:
             if dropped:
                 print(f"        (left out: {len(dropped)} fragment lines whose options a later"
                       " commit adds)", flush=True)
-            return self.run(build.make_cmd(out, variant.arch, "bzImage", "modules"), log_name,
-                            cwd=self.tree)
+            res = self.run(build.make_cmd(out, variant.arch, "bzImage", "modules"), log_name,
+                           cwd=self.tree)
+            if i == len(commits) and res.returncode == 0:
+                self.built.add("project")
+            return res
 
         bisect_builds(self.tree, commits, build_one, self.res, self.run_ok)
 
@@ -324,8 +329,11 @@ class Check:
         return out
 
     def st_x86_build(self):
+        self.project_built = False
         out = self.build_case("x86_64", "project kernel builds (x86_64)", "project")
         self.project_built = out is not None
+        if out:
+            self.built.add("project")
         self.kunitconfigs_stand_alone()
         changed = self.changed_lines()
         cfiles = sorted(f for f in changed if f.endswith(".c"))
@@ -372,8 +380,6 @@ class Check:
     def st_allnoconfig(self):
         self.build_case("allnoconfig", "allnoconfig (every feature off) builds", "allnoconfig")
 
-    STAGE_DEBUG_LINT = "kunit-debug"
-
     def debug_kernel(self):
         """The debug twin (build.debug_twin), brought up to date: one kernel
         for the torture scenarios on the debug fragment, the lockdep boot and
@@ -382,12 +388,19 @@ class Check:
         out = os.path.join(self.bdir, "out", twin.name)
         build.build_variant(self.top, self.tree, twin, out,
                             log=lambda m: print("  " + m, flush=True))
-        self.debug_built = True
+        self.built.add("project-debug")
         return twin, out
 
     def st_debug_kunit(self):
         """The series' KUnit suites on the debug twin, QEMU -smp 2."""
-        twin, out = self.debug_kernel()
+        try:
+            twin, out = self.debug_kernel()
+        except Exception:
+            # No kernel, no lint: the cases it would have had fail.
+            for f in self.lint_left or ():
+                self.res.case("kunit-debug", f"W=1 and sparse clean on the series' lines: {f}"
+                              " (debug kernel)", False, "not linted: the debug kernel did not build")
+            raise
         log_path = os.path.join(self.logs, "kunit-debug.log")
         print(f"  $ scripts/boot (-smp 2, {twin.name}, the suites built in run at boot)",
               flush=True)
@@ -402,9 +415,8 @@ class Check:
         # The series' C files the project configuration does not build (the
         # lockdep ones), linted here, after the last boot of this kernel:
         # W=1 objects would otherwise be rebuilt before the next boot.
-        left = getattr(self, "lint_left", None)
-        if left:
-            for f in self.lint(self.STAGE_DEBUG_LINT, out, left, self.changed_lines(),
+        if self.lint_left:
+            for f in self.lint("kunit-debug", out, self.lint_left, self.changed_lines(),
                                " (debug kernel)"):
                 print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
 
@@ -520,8 +532,9 @@ class Check:
         os.makedirs(outdir)
         rows, _ = torture.run(self.top, self.tree, scens, outdir=outdir,
                               log=lambda m: print("  " + m, flush=True))
+        self.built.add("project")      # torture.kernel_for brings it up to date first
         if any(r["kernel"].startswith(build.debug_twin(self.top).name + "/") for r in rows):
-            self.debug_built = True
+            self.built.add("project-debug")
         for line in torture.table(rows).splitlines() + torture.figures(rows):
             print("        " + line)
         for r in rows:
@@ -595,6 +608,7 @@ class Check:
             self.project_built = False
             build.build(self.top, self.tree, "project", log=lambda m: print("  " + m, flush=True))
             self.project_built = True
+            self.built.add("project")
 
     # --- the time budget ---------------------------------------------------------
 
@@ -610,30 +624,40 @@ class Check:
             return {}
 
     def save_timing(self, key, seconds):
-        saved = self.load_timings()
-        saved[key] = round(seconds)
+        """Record stage KEY's time for the next run's budget.  Two runs (two
+        clones) may share the cache: each writes a file of its own and
+        renames it; a failure to write is a note, never the end of the run."""
         path = self.timings_path()
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(saved, f, indent=1, sort_keys=True)
-        os.replace(path + ".tmp", path)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            saved = self.load_timings()
+            saved[key] = seconds
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".check-timings.")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({k: round(v) for k, v in saved.items()}, f, indent=1, sort_keys=True)
+            os.replace(tmp, path)
+        except OSError as e:
+            print(f"  note: stage times not saved ({path}: {e.strerror or e})", flush=True)
 
-    # Stages that boot a kernel an earlier stage builds: the build, when that
-    # stage has not run in this run, at its cold cost unless an image is there.
-    BUILT_BY = {"x86_64": ("project", "bisect"), "boot": ("project", "x86_64"),
-                "lockdep": ("project-debug", "torture"),
-                "kunit-debug": ("project-debug", "torture")}
+    # The kernel each stage boots or lints, which an earlier stage of a whole
+    # run builds (the bisect and x86_64 the project kernel, torture the
+    # debug kernel).
+    BUILT_BY = {"x86_64": "project", "boot": "project", "torture": "project",
+                "lockdep": "project-debug", "kunit-debug": "project-debug"}
 
-    def expected(self, key, timings, ran):
+    def build_cost(self, key):
+        """The build of the kernel stage KEY needs when no stage of this run
+        has built it: its cold cost, or an incremental one if an image is there."""
+        kernel = self.BUILT_BY.get(key)
+        if not kernel or kernel in self.built:
+            return 0
+        image = build.kernel_image(os.path.join(self.bdir, "out", kernel))
+        return KERNEL_BUILD_SECONDS["incremental" if os.path.exists(image) else kernel]
+
+    def expected(self, key, timings):
         """What stage KEY is expected to take: its last time here, else its
-        cold time; plus the build of the kernel it boots when the stage that
-        builds it did not run (RAN: the stages run so far)."""
-        t = timings.get(key, self.COLD_SECONDS.get(key, 0))
-        kernel, maker = self.BUILT_BY.get(key, (None, None))
-        if kernel and maker not in ran:
-            image = build.kernel_image(os.path.join(self.bdir, "out", kernel))
-            t += KERNEL_BUILD_SECONDS["incremental" if os.path.exists(image) else kernel]
-        return t
+        cold time; plus the build of a kernel this run has not built yet."""
+        return timings.get(key, self.COLD_SECONDS.get(key, 0)) + self.build_cost(key)
 
     COLD_SECONDS = COLD_SECONDS
 
@@ -658,7 +682,8 @@ class Check:
             if key not in selected:
                 continue
             left = budget - (time.time() - t0)
-            want = self.expected(key, timings, ran)
+            extra = self.build_cost(key)
+            want = self.expected(key, timings)
             if budget and want > left:
                 print(f"\n=== {title}", flush=True)
                 self.res.case(key, "not run: time budget", False,
@@ -675,8 +700,9 @@ class Check:
             ok = self.stage(title, getattr(self, fn))
             ran.add(key)
             # A whole run's times of stages that ran to their end, for the
-            # next run's budget (a stage cut short by a failure is no measure).
-            if ok and not only:
+            # next run's budget (a stage cut short by a failure is no
+            # measure, nor one that had to build another stage's kernel).
+            if ok and not only and not extra:
                 self.save_timing(key, time.time() - t1)
         print("\n=== stage wall times")
         for name, dt in self.times:

@@ -31,19 +31,25 @@ PVRT-EXIT rc=0
 """
 
 
-@pytest.fixture
-def stub(tmp_path, monkeypatch):
-    """Put a qemu-system-x86_64 on PATH that prints $STUB_CONSOLE, then
-    sleeps $STUB_SLEEP seconds (and writes its pid to $STUB_PID)."""
+def _stub_qemu(tmp_path, monkeypatch, script):
+    """A qemu-system-x86_64 on PATH that runs the shell SCRIPT; PVRT_TOP is
+    this repository, PVRT_BUILD under TMP_PATH."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     qemu = bindir / "qemu-system-x86_64"
-    qemu.write_text('#!/bin/sh\necho $$ > "$STUB_PID"\ncat "$STUB_CONSOLE"\n'
-                    'sleep "${STUB_SLEEP:-0}"\n')
+    qemu.write_text("#!/bin/sh\n" + script)
     qemu.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
     monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+
+@pytest.fixture
+def stub(tmp_path, monkeypatch):
+    """Put a qemu-system-x86_64 on PATH that prints $STUB_CONSOLE, then
+    sleeps $STUB_SLEEP seconds (and writes its pid to $STUB_PID)."""
+    _stub_qemu(tmp_path, monkeypatch, 'echo $$ > "$STUB_PID"\ncat "$STUB_CONSOLE"\n'
+               'sleep "${STUB_SLEEP:-0}"\n')
     monkeypatch.setenv("STUB_PID", str(tmp_path / "qemu.pid"))
     kernel = tmp_path / "bzImage"
     kernel.write_bytes(b"\0")
@@ -123,18 +129,23 @@ def chain_console(mutex_verdict):
     return "\n".join(out + ["PVRT-EXIT rc=0", ""])
 
 
+def _measure_chain(stub, tmp_path, monkeypatch):
+    """validate.measure_chain on the stub QEMU printing TMP_PATH/console."""
+    monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
+    monkeypatch.setattr(validate.boot.initramfs, "ensure", lambda *a: str(stub.initrd))
+    out = tmp_path / "out"
+    (out / "arch/x86/boot").mkdir(parents=True)
+    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
+    return validate.measure_chain(os.environ["PVRT_TOP"], str(out), 5, str(tmp_path))
+
+
 @pytest.mark.parametrize("mutex_verdict, problems", [("FAILURE", 0), ("SUCCESS", 1)])
 def test_chain_rows_judged_as_cflist_expects(stub, tmp_path, monkeypatch, mutex_verdict,
                                              problems):
     """The seed experiment boots the CFLIST chain scenarios: a plain mutex
     that meets the bound is a problem (the check would be blind)."""
     (tmp_path / "console").write_text(chain_console(mutex_verdict))
-    monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
-    monkeypatch.setattr(validate.boot.initramfs, "ensure", lambda *a: str(stub.initrd))
-    out = tmp_path / "out"
-    (out / "arch/x86/boot").mkdir(parents=True)
-    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
-    rows = validate.measure_chain(os.environ["PVRT_TOP"], str(out), 5, str(tmp_path))
+    rows = _measure_chain(stub, tmp_path, monkeypatch)
     assert [(r["lock"], r["wait_max_us"], r["bound_us"]) for r in rows] == [
         ("pv_mutex", 46601, 46588), ("rt_mutex", 46602, 46588), ("mutex", 548267, 46588)]
     assert sum(len(r["problems"]) for r in rows) == problems
@@ -146,15 +157,8 @@ def validate_stub(tmp_path, monkeypatch, capsys):
     the console given for the kernel it boots: run(consoles, *args) with
     CONSOLES {variant: console text} returns (exit status, results.json
     rows, what validate printed)."""
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    qemu = bindir / "qemu-system-x86_64"
-    qemu.write_text('#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -kernel ] && k=$2; shift; done\n'
-                    'cat "${k%/*}/console"\n')
-    qemu.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
-    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
-    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    _stub_qemu(tmp_path, monkeypatch, 'while [ $# -gt 0 ]; do [ "$1" = -kernel ] && k=$2;'
+               ' shift; done\ncat "${k%/*}/console"\n')
     monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
     (tmp_path / "initrd").write_bytes(b"")
     monkeypatch.setattr(experiment, "apply_tree", lambda *a, **k: "tree")
@@ -252,12 +256,7 @@ def test_chain_problem_names_the_splat(stub, tmp_path, monkeypatch):
     splat = "[   13.4] BUG: scheduling while atomic: pi_football/77/0x00000002"
     (tmp_path / "console").write_text(chain_console("FAILURE").replace(
         "PVRT-BEGIN torture-PVLOCK09\n", "PVRT-BEGIN torture-PVLOCK09\n" + splat + "\n"))
-    monkeypatch.setenv("STUB_CONSOLE", str(tmp_path / "console"))
-    monkeypatch.setattr(validate.boot.initramfs, "ensure", lambda *a: str(stub.initrd))
-    out = tmp_path / "out"
-    (out / "arch/x86/boot").mkdir(parents=True)
-    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
-    rows = validate.measure_chain(os.environ["PVRT_TOP"], str(out), 5, str(tmp_path))
+    rows = _measure_chain(stub, tmp_path, monkeypatch)
     (why,) = rows[0]["problems"]
     assert why.startswith("PVLOCK09: 1 splat: ") and "BUG: scheduling while atomic" in why
     assert "verdict" not in why

@@ -1219,8 +1219,9 @@ static void pvk_trylock_softirq(struct kunit *test)
 
 /*
  * Misuse warns once and changes nothing: unlock by a task that does not
- * own the mutex, unlock of a free mutex, a negative timeout.  The console
- * checker of scripts/check requires each bracketed warning to appear.
+ * own the mutex, unlock of a free mutex, a negative timeout.  Each warning is
+ * bracketed by "expect a warning" and "end of expected warning" lines, so
+ * that a console checker can require it and tell it from a real one.
  */
 static void pvk_misuse(struct kunit *test)
 {

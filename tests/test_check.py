@@ -265,15 +265,15 @@ def test_boot_is_not_run_on_a_project_kernel_that_did_not_build(tmp_path, monkey
 
 
 class _FakeBoot:
-    def __init__(self):
-        self.appends = []
+    def __init__(self, text=""):
+        self.appends, self.text = [], "PVRT-BOOTED 1.00\n" + text + "PVRT-EXIT rc=0\n"
 
     def __call__(self, kernel, cmd, log_path, **kw):
         self.appends.append(kw["append"].split())
         with open(log_path, "w", encoding="utf-8") as f:
-            f.write("PVRT-BOOTED\nPVRT-EXIT rc=0\n")
+            f.write(self.text)
         from pvrt import boot
-        return boot.BootResult(log_path, "PVRT-BOOTED\nPVRT-EXIT rc=0\n", False, 1)
+        return boot.BootResult(log_path, self.text, False, 1)
 
 
 @pytest.mark.parametrize("stage, want, unwanted", [
@@ -553,3 +553,25 @@ def test_a_debug_kernel_that_does_not_build_fails_its_lint_cases(tmp_path, monke
     assert not c.stage("kunit-debug", c.st_debug_kunit)
     out = capsys.readouterr().out
     assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.c" in out
+
+
+@pytest.mark.parametrize("text, failing", [
+    ("", None),
+    ("[ 1.0] BUG: scheduling while atomic: kunit_try_catch/42/0x00000002\n", "console free"),
+    ("[ 1.0] pvk: expect a warning: unlock by a non-owner\n"
+     "[ 1.1] pvk: end of expected warning\n", "every expected warning came"),
+])
+def test_the_debug_kunit_boot_judges_its_console(text, failing, tmp_path, monkeypatch, capsys):
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot(text))
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (88, 0))
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_debug_kunit()
+    out = capsys.readouterr().out
+    assert "ok  KUnit on x86_64 with lockdep, KASAN, UBSAN: 88 passed, 0 failed" in out
+    assert c.res.failed == (1 if failing else 0)
+    if failing:
+        assert f"FAIL  KUnit on x86_64 with lockdep, KASAN, UBSAN: {failing}" in out

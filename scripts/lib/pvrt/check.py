@@ -184,14 +184,7 @@ class Check:
         # What lockdep, KASAN, UBSAN and WARN_ON() said while the tests ran.
         if os.path.exists(console_log):
             with open(console_log, encoding="utf-8", errors="replace") as f:
-                text = f.read()
-            found = console.splats(text, allow=self.KUNIT_ALLOW)
-            self.res.case(stage, f"{name}: console free of WARNING/BUG/lockdep/KASAN/UBSAN",
-                          not found, "\n".join(f"line {n}: {ln}" for n, ln in found[:20])
-                          + f"\n(console: {console_log})")
-            missing = console.missing_expected(text)
-            self.res.case(stage, f"{name}: every expected warning came", not missing,
-                          "; ".join(f"line {n}: {what}" for n, what in missing))
+                self.console_cases(stage, name, f.read(), console_log, self.KUNIT_ALLOW)
         else:
             self.res.case(stage, f"{name}: console log", False, f"{console_log} missing")
 
@@ -410,8 +403,9 @@ class Check:
         self.res.case("kunit-debug", "debug kernel boots, runs its suites and powers off",
                       res.booted and res.rc == 0 and not res.timed_out,
                       "; ".join(res.problems()) or f"rc={res.rc}")
-        self.kunit_console("kunit-debug", "KUnit on x86_64 with lockdep, KASAN, UBSAN",
-                           res, log_path)
+        name = "KUnit on x86_64 with lockdep, KASAN, UBSAN"
+        self.kunit_counted("kunit-debug", name, log_path)
+        self.console_cases("kunit-debug", name, res.text, log_path)
         # The series' C files the project configuration does not build (the
         # lockdep ones), linted here, after the last boot of this kernel:
         # W=1 objects would otherwise be rebuilt before the next boot.
@@ -420,19 +414,22 @@ class Check:
                                " (debug kernel)"):
                 print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
 
-    def kunit_console(self, stage, name, res, log_path):
-        """KUnit's results on a boot's console, counted from the KTAP lines,
-        and that the console is free of reports and has every expected one."""
+    def kunit_counted(self, stage, name, log_path):
+        """KUnit's results on a boot's console, counted from the KTAP lines."""
         counts = kunit.kunit_counts(self.tree, log_path)
         if counts:
             self.res.count(stage, name, *counts)
         else:
             self.res.case(stage, name, False, f"no KUnit results on the console ({log_path})")
-        splats = res.splats()
+
+    def console_cases(self, stage, name, text, log_path, allow=()):
+        """A console free of WARNING/BUG/lockdep/KASAN/UBSAN reports, and
+        every warning a test announced as expected there."""
+        found = console.splats(text, allow=allow)
         self.res.case(stage, f"{name}: console free of WARNING/BUG/lockdep/KASAN/UBSAN",
-                      not splats, "\n".join(f"line {n}: {ln}" for n, ln in splats[:20])
+                      not found, "\n".join(f"line {n}: {ln}" for n, ln in found[:20])
                       + f"\n(console: {log_path})")
-        missing = console.missing_expected(res.text)
+        missing = console.missing_expected(text)
         self.res.case(stage, f"{name}: every expected warning came", not missing,
                       "; ".join(f"line {n}: {what}" for n, what in missing))
 
@@ -468,23 +465,14 @@ class Check:
                       bool(ct) and ct[0] == 0 and lat is not None and lat.samples > 0, detail)
         if lat:
             print(f"        {detail}  (plain TCG: emulator noise, not a latency figure)")
-        splats = res.splats()
-        self.res.case("boot", "console free of WARNING/BUG/lockdep splats", not splats,
-                      "\n".join(f"line {n}: {ln}" for n, ln in splats[:20]))
-        missing = console.missing_expected(res.text)
-        self.res.case("boot", "every expected warning came", not missing,
-                      "; ".join(f"line {n}: {what}" for n, what in missing))
+        self.console_cases("boot", "validation boot", res.text, res.log_path)
         self.res.case("boot", "guest command finished and powered off",
                       res.rc == 0 and not res.timed_out,
                       "; ".join(res.problems()) or f"rc={res.rc}")
         # In-kernel tests built into the validation kernel (the series' suites).
         if build.series_kunitconfigs(self.top, self.tree):
-            counts = kunit.kunit_counts(self.tree, res.log_path)
-            if counts:
-                self.res.count("boot", "KUnit suites built into the validation kernel", *counts)
-            else:
-                self.res.case("boot", "KUnit suites built into the validation kernel", False,
-                              "no KUnit results on the console")
+            self.kunit_counted("boot", "KUnit suites built into the validation kernel",
+                               res.log_path)
 
     def st_lockdep(self):
         """The converted kernel under lockdep: the debug twin (the project's

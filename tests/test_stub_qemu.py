@@ -117,7 +117,7 @@ def chain_console(mutex_verdict):
     for scen, lock, verdict, wait in (("PVLOCK09", "pv_mutex", "SUCCESS", 46601),
                                       ("PVLOCK10", "rt_mutex", "SUCCESS", 46602),
                                       ("PVLOCK11", "mutex", mutex_verdict, 548267)):
-        out += [f"PVRT-BEGIN torture-{scen}",
+        out += [f"[ 1.0] PVRT-TORTURE-START {scen}",
                 f"pi_football: chain lock={lock} cpus=1 hold_us=20000 game_ms=500: 12 rounds,"
                 " 6 with offense",
                 "pi_football: T_sched max 5 us (100 wake-ups per CPU), T_cs max 46577 us,"
@@ -125,7 +125,7 @@ def chain_console(mutex_verdict):
                 f"pi_football: high's wait with offense max {wait} us, bound T_cs + 2 T_sched"
                 " 46588 us, ratio 1.00 (limit 1.10)",
                 f"pi_football: End of test: {verdict}",
-                f"PVRT-END torture-{scen} rc={0 if verdict == 'SUCCESS' else 1}"]
+                f"[ 9.0] PVRT-TORTURE-STOP {scen} rc=0"]
     return "\n".join(out + ["PVRT-EXIT rc=0", ""])
 
 
@@ -255,7 +255,7 @@ def test_chain_problem_names_the_splat(stub, tmp_path, monkeypatch):
     "verdict SUCCESS, expected SUCCESS" that says nothing."""
     splat = "[   13.4] BUG: scheduling while atomic: pi_football/77/0x00000002"
     (tmp_path / "console").write_text(chain_console("FAILURE").replace(
-        "PVRT-BEGIN torture-PVLOCK09\n", "PVRT-BEGIN torture-PVLOCK09\n" + splat + "\n"))
+        "PVRT-TORTURE-START PVLOCK09\n", "PVRT-TORTURE-START PVLOCK09\n" + splat + "\n"))
     rows = _measure_chain(stub, tmp_path, monkeypatch)
     (why,) = rows[0]["problems"]
     assert why.startswith("PVLOCK09: 1 splat: ") and "BUG: scheduling while atomic" in why

@@ -112,8 +112,11 @@ def boot_result(tmp_path, body):
     return boot.BootResult(str(tmp_path / "log"), text, False, 1.0)
 
 
-def section(name, text, rc):
-    return f"PVRT-BEGIN torture-{name}\n{text}PVRT-END torture-{name} rc={rc}\n"
+def section(name, text, rc=0):
+    """One run as guest/torture brackets it: markers in the kernel log, the
+    module's lines between them; RC is the module load and unload status."""
+    return (f"[    1.00] PVRT-TORTURE-START {name}\n{text}"
+            f"[    9.00] PVRT-TORTURE-STOP {name} rc={rc}\n")
 
 
 def test_verdicts_compare_with_what_the_scenario_expects(tmp_path):
@@ -121,7 +124,7 @@ def test_verdicts_compare_with_what_the_scenario_expects(tmp_path):
     twin.expect = liar.expect = "FAILURE"
     for s in (good, twin, liar, splat, lost):
         s.module = "locktorture"
-    body = (section("A", LOCKTORTURE_OK, 0) + section("B", LOCKTORTURE_BROKEN, 1)
+    body = (section("A", LOCKTORTURE_OK, 0) + section("B", LOCKTORTURE_BROKEN)
             + section("C", LOCKTORTURE_OK, 0)
             + section("D", "[ 1.0] WARNING: CPU: 1 PID: 7 at kernel/locking/rtmutex.c:1 x\n"
                       + LOCKTORTURE_OK, 0))
@@ -179,7 +182,8 @@ REAL = os.path.join(os.path.dirname(__file__), "data", "torture-football-chain.l
 
 def real_football_and_chain(edit=lambda text: text):
     """PVLOCK06, 08 (football) and 09 (chain) as make check's short torture
-    printed them (build/check/logs/torture, boot-02 and boot-03), judged."""
+    printed them (build/check/logs/torture, boot-02 and boot-03; the
+    markers rewritten to guest/torture's kernel-log lines), judged."""
     with open(REAL, encoding="utf-8") as f:
         text = edit(f.read())
     scens = torture.select(torture.load(TOP), ["PVLOCK06", "PVLOCK08", "PVLOCK09"])
@@ -209,7 +213,7 @@ def test_a_chain_without_a_round_with_offense_tested_nothing(tmp_path):
     twin = torture.select(torture.load(TOP), ["PVLOCK11"])
     text = ("[ 3.0] pi_football: chain lock=mutex cpus=1 hold_us=20000 game_ms=500:"
             " 1 rounds, 0 with offense\n" + CHAIN_MUTEX)
-    (row,) = torture.verdicts(twin, boot_result(tmp_path, section("PVLOCK11", text, 1)),
+    (row,) = torture.verdicts(twin, boot_result(tmp_path, section("PVLOCK11", text)),
                               {"PVLOCK11": 10}, "project/icount")
     assert row["verdict"] == "FAILURE" and row["expect"] == "FAILURE"
     assert row["problem"] == "no progress: 1 rounds, none with offense" and not row["ok"]
@@ -301,3 +305,151 @@ def test_debug_scenarios_boot_the_one_debug_kernel(tmp_path, monkeypatch):
     name, _out, args = torture.kernel_for(TOP, TOP, scen["PVLOCK01"].fragment
                                           + "CONFIG_KCSAN=y\n", print)
     assert name.startswith("torture-") and args == [] and built[-1] == name
+
+
+def test_a_boot_problem_outside_every_run_fails_every_scenario(tmp_path):
+    """A splat after the last run (an rmmod that oopsed, a late lockdep
+    report) or a boot that timed out may belong to any scenario of the
+    boot: none of them passes.  A splat inside a run's window is that
+    run's only."""
+    a, b = torture.Scenario("A"), torture.Scenario("B")
+    for s in (a, b):
+        s.module, s.params = "locktorture", ["torture_type=pv_mutex_lock"]
+    late = "[   30.0] BUG: sleeping function called from invalid context at x.c:1\n"
+    rows = torture.verdicts([a, b], boot_result(
+        tmp_path, section("A", LOCKTORTURE_OK) + section("B", LOCKTORTURE_OK) + late),
+        {"A": 5, "B": 5}, "project/smp2")
+    assert [r["ok"] for r in rows] == [False, False]
+    assert all(r["problem"].startswith("boot: console line ") for r in rows)
+    assert all("sleeping function" in r["problem"] for r in rows)
+    # Inside B's window: B's splat, A passes.
+    rows = torture.verdicts([a, b], boot_result(
+        tmp_path, section("A", LOCKTORTURE_OK) + section("B", late + LOCKTORTURE_OK)),
+        {"A": 5, "B": 5}, "project/smp2")
+    assert [r["ok"] for r in rows] == [True, False]
+    assert rows[1]["splats"] and rows[1]["problem"] is None
+    # A hung guest: both runs printed their verdict, the boot timed out.
+    text = "PVRT-BOOTED 6.12\n" + section("A", LOCKTORTURE_OK) + section("B", LOCKTORTURE_OK)
+    res = boot.BootResult(str(tmp_path / "log"), text, True, 300.0)
+    rows = torture.verdicts([a, b], res, {"A": 5, "B": 5}, "project/smp2")
+    assert [r["ok"] for r in rows] == [False, False]
+    assert all(r["problem"].startswith("boot: timed out") for r in rows)
+
+
+def test_a_run_that_never_ended_or_failed_to_load_does_not_pass(tmp_path):
+    a = torture.Scenario("A")
+    a.module, a.params = "locktorture", ["torture_type=pv_mutex_lock"]
+    text = ("PVRT-BOOTED 6.12\n[    1.00] PVRT-TORTURE-START A\n" + LOCKTORTURE_OK
+            + "PVRT-EXIT rc=0\n")
+    (row,) = torture.verdicts([a], boot.BootResult(str(tmp_path / "l"), text, False, 1.0),
+                              {"A": 5}, "project/smp2")
+    assert not row["ok"] and row["problem"].startswith("no PVRT-TORTURE-STOP")
+    (row,) = torture.verdicts([a], boot_result(tmp_path, section("A", LOCKTORTURE_OK, 1)),
+                              {"A": 5}, "project/smp2")
+    assert not row["ok"] and row["problem"] == "the module did not load or unload (rc=1)"
+
+
+TIMEOUT_TWIN = """\
+[   20.00] pi_football: !!! CPU 1: medium never went to sleep in the lock
+[   20.01] pi_football: football lock=mutex cpus=2 hold_us=10000 game_ms=200: 3 rounds, 3 with offense
+[   20.02] pi_football: holder's priority once the chain was built: worst 89, wanted 59 or better; 0 of 6 games (rounds x CPUs) short of it
+[   20.03] pi_football: ball moves while the defense held: total 0 in 0 of 6 games, worst game 0; high's wait max 10 us
+[   20.04] pi_football: End of test: FAILURE
+"""
+
+
+@pytest.mark.parametrize("name, edit, problem", [
+    # PVLOCK12's pi_inject twin, FAILURE without a PI violation.
+    ("PVLOCK12", lambda t: t.replace("Violations: 17 (boost 0, deboost 17) !!!",
+                                     "Violations: 0 (boost 0, deboost 0)").replace(
+        "[   24.09] pv_mutex_lock-torture: PI violation (deboost): writer 2 prio 79 after"
+        " unlocking nested[1], want 120\n", ""),
+     "FAILURE without its signature: no PI violation"),
+    # PVLOCK11's chain with a plain mutex, its wait within the bound.
+    ("PVLOCK11", None, "FAILURE without its signature: high's wait within the bound"),
+    # PVLOCK08's football with a plain mutex, no ball move: a player's
+    # time-out failed it (that line is a splat, too).
+    ("PVLOCK08", None, "FAILURE without its signature: no ball moves")])
+def test_a_broken_twin_passes_only_with_its_own_signature(tmp_path, name, edit, problem):
+    (scen,) = torture.select(torture.load(TOP), [name])
+    assert scen.expect == "FAILURE"
+    if name == "PVLOCK12":
+        text = edit(LOCKTORTURE_BROKEN)
+    elif name == "PVLOCK11":
+        text = ("[ 3.0] pi_football: chain lock=mutex cpus=1 hold_us=20000 game_ms=500:"
+                " 6 rounds, 3 with offense\n"
+                + CHAIN_MUTEX.replace("max 589330 us", "max 66000 us"))
+    else:
+        text = TIMEOUT_TWIN
+    (row,) = torture.verdicts([scen], boot_result(tmp_path, section(name, text)),
+                              {name: 5}, "project/smp2")
+    assert row["verdict"] == "FAILURE" and row["problem"] == problem and not row["ok"]
+    # The same twin with its signature passes; a PI twin's "!!!" line is its
+    # signature, not a splat.
+    good = {"PVLOCK12": LOCKTORTURE_BROKEN, "PVLOCK08": FOOTBALL_MUTEX,
+            "PVLOCK11": "[ 3.0] pi_football: chain lock=mutex cpus=1 hold_us=20000"
+                        " game_ms=500: 6 rounds, 3 with offense\n" + CHAIN_MUTEX}[name]
+    (row,) = torture.verdicts([scen], boot_result(tmp_path, section(name, good)),
+                              {name: 5}, "project/smp2")
+    assert row["ok"] and row["splats"] == [], row
+
+
+@pytest.mark.parametrize("line", [
+    "Badness at kernel/locking/rtmutex.c:1",
+    "NMI watchdog: Watchdog detected hard LOCKUP on cpu 1",
+    "sched: RT throttling activated",
+    "Writes:  Total: 4036971  Max/Min: 1075441/969727   Fail: 3 !!!",
+    "pv_mutex_lock-torture: PI checks: 10 (boost 1, deboost 9)  Inconclusive: 0"
+    "  Violations: 2 (boost 0, deboost 2) !!!"])
+def test_more_console_badness_fails_a_run_that_expects_success(tmp_path, line):
+    """rcutorture's console-badness.sh patterns the parser lacked, and RT
+    throttling, which falsifies any SCHED_FIFO figure of the boot."""
+    scen = torture.Scenario("A")
+    scen.module, scen.params = "locktorture", ["torture_type=pv_mutex_lock"]
+    (row,) = torture.verdicts([scen], boot_result(
+        tmp_path, section("A", f"[   20.00] {line}\n" + LOCKTORTURE_OK)), {"A": 5},
+        "project/smp2")
+    assert row["splats"] == [line] and not row["ok"]
+
+
+def test_summary_line():
+    rows = real_football_and_chain()
+    assert torture.summary(rows.values()) == "Summary: 3 scenarios, 3 ok, 0 NOT OK; splats 0"
+    rows["PVLOCK08"]["ok"] = False
+    rows["PVLOCK08"]["splats"] = ["x", "y"]
+    assert torture.summary(list(rows.values())) == (
+        "Summary: 3 scenarios, 2 ok, 1 NOT OK (PVLOCK08); splats 2")
+
+
+def test_guest_torture_brackets_the_run_in_the_kernel_log(tmp_path):
+    """guest/torture writes its markers to the kernel log (in order with
+    the module's messages on the console) and replays nothing from dmesg,
+    whose first lines are gone once the buffer wraps."""
+    import subprocess
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    for tool, body in {"insmod": 'echo "insmod $*" >> "$CALLS"; exit ${INSMOD_RC:-0}',
+                       "rmmod": 'echo "rmmod $*" >> "$CALLS"',
+                       "sleep": 'echo "sleep $*" >> "$CALLS"',
+                       "find": 'echo "/lib/modules/x/$3"',
+                       "dmesg": "echo dmesg must not be used >&2; exit 9"}.items():
+        (bin_ / tool).write_text("#!/bin/sh\n" + body + "\n")
+        (bin_ / tool).chmod(0o755)
+    kmsg = tmp_path / "kmsg"
+    script = os.path.join(TOP, "guest", "torture")
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "CALLS": str(calls), "PVRT_KMSG": str(kmsg)}
+    r = subprocess.run(["sh", script, "T1", "7", "locktorture", "nested_locks=4"], env=env,
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert kmsg.read_text().splitlines() == ["PVRT-TORTURE-START T1",
+                                             "PVRT-TORTURE-STOP T1 rc=0"]
+    assert calls.read_text().splitlines() == [
+        "insmod /lib/modules/x/torture.ko*", "insmod /lib/modules/x/locktorture.ko*"
+        " nested_locks=4", "sleep 7", "rmmod locktorture", "rmmod torture"]
+    env["INSMOD_RC"] = "1"
+    kmsg.write_text("")
+    r = subprocess.run(["sh", script, "T2", "7", "pi_football"], env=env,
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 1
+    assert kmsg.read_text().splitlines()[-1] == "PVRT-TORTURE-STOP T2 rc=1"

@@ -523,7 +523,8 @@ class Check:
         self.built.add("project")      # torture.kernel_for brings it up to date first
         if any(r["kernel"].startswith(build.debug_twin(self.top).name + "/") for r in rows):
             self.built.add("project-debug")
-        for line in torture.table(rows).splitlines() + torture.figures(rows):
+        for line in (torture.table(rows).splitlines() + torture.figures(rows)
+                     + [torture.summary(rows)]):
             print("        " + line)
         for r in rows:
             what = "must fail: broken or without PI" if r["expect"] == "FAILURE" else "must pass"

@@ -39,7 +39,15 @@ SPLAT_PATTERNS = [
     r"rcu_\S* kthread starved for",
     r"Stall ended before state dump start",
     r"watchdog: BUG: soft lockup",
+    r"hard LOCKUP",                                  # NMI watchdog
+    r"\bBadness\b",                                  # powerpc's WARN_ON()
+    # locktorture's and rcutorture's statistics flag an error with "!!!"
+    # (a failed lock, a writer stall), as console-badness.sh reads them.
+    r"!!!",
     r"Call Trace:",
+    # Not a bug, but the RT throttling of SCHED_FIFO tasks falsifies every
+    # real-time measurement of the boot: no figure of it counts.
+    r"sched: RT throttling activated",
 ]
 _SPLAT = re.compile("|".join(f"(?:{p})" for p in SPLAT_PATTERNS))
 

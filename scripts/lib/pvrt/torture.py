@@ -45,6 +45,9 @@ BOOT_SECONDS = 240      # boot, module loads and power-off, generously, under TC
 # Wall seconds per guest second in icount mode at worst: 0.15-0.3x real time
 # on this machine, less with the debug fragment and a loaded host.
 ICOUNT_SLOWDOWN = 12
+# Every boot that runs guest/torture: its markers in the kernel log are never
+# rate-limited away.
+DEVKMSG = "printk.devkmsg=on"
 
 
 class TortureError(PvrtError):
@@ -207,7 +210,8 @@ def parse_section(lines):
          "pi_inconclusive": None,
          "pi_violations": None, "rounds": None, "rounds_offense": None, "ball_moves": None,
          "unboosted": None,
-         "wait_max_us": None, "bound_us": None, "t_sched_us": None, "t_cs_us": None}
+         "wait_max_us": None, "bound_us": None, "over_bound": None,
+         "t_sched_us": None, "t_cs_us": None}
     for m in _VERDICT.finditer(text):
         r["verdict"] = m.group(1)
     for m in _WRITES.finditer(text):
@@ -231,8 +235,8 @@ def parse_section(lines):
     if m:
         r["wait_max_us"], r["bound_us"] = int(m.group(1)), int(m.group(2))
         limit_pct = int(m.group(3)) * 100 + int(m.group(4))
-        r["pi_violations"] = (r["unboosted"] or 0) + (
-            1 if r["wait_max_us"] * 100 > r["bound_us"] * limit_pct else 0)
+        r["over_bound"] = r["wait_max_us"] * 100 > r["bound_us"] * limit_pct
+        r["pi_violations"] = (r["unboosted"] or 0) + (1 if r["over_bound"] else 0)
     m = _TIMES.search(text)
     if m:
         r["t_sched_us"], r["t_cs_us"] = int(m.group(1)), int(m.group(2))
@@ -267,30 +271,124 @@ def no_progress(scen, row):
     return None
 
 
+_START = re.compile(r"^PVRT-TORTURE-START (\S+)\s*$")
+_STOP = re.compile(r"^PVRT-TORTURE-STOP (\S+) rc=(-?\d+)\s*$")
+# What a broken twin prints when its check caught the broken lock: the
+# statistics line that ends in "!!!" because of PI violations.  In a twin's
+# run this line is its expected signature, not a splat.
+_PI_SIGNATURE = re.compile(r"-torture: PI checks: .*Violations: [1-9]\d* .*!!!$")
+
+
+def windows(text):
+    """The console lines of each scenario's run: {name: (rc or None,
+    first line number, [lines])}, between the PVRT-TORTURE-START and
+    PVRT-TORTURE-STOP lines guest/torture writes to the kernel log.  Line
+    numbers count as console.splats() counts them (from 1).  A run without
+    its STOP line (the guest hung, the console was cut) ends where the next
+    one starts, or at the end of the console, with rc None."""
+    out, cur = {}, None
+    for i, line in enumerate(console.lines(text), 1):
+        m = _START.match(line)
+        if m:
+            if cur is not None:
+                out[cur] = (None,) + out[cur][1:]
+            cur = m.group(1)
+            out[cur] = (None, i, [])
+            continue
+        m = _STOP.match(line)
+        if m and m.group(1) == cur:
+            out[cur] = (int(m.group(2)),) + out[cur][1:]
+            cur = None
+            continue
+        if cur is not None:
+            out[cur][2].append(line)
+    return out
+
+
+def signature_missing(scen, row):
+    """Why an expected FAILURE is not the failure its twin exists to show,
+    or None.  A broken twin passes only when the check it proves caught the
+    broken lock: PI violations for the locktorture twins (pi_inject, or a
+    lock without PI under pi_check), ball moves for a football game, high's
+    wait above the bound for a chain; a FAILURE for another reason (a
+    player's time-out, an aborted run) proves nothing."""
+    if scen.expect != "FAILURE" or row["verdict"] != "FAILURE":
+        return None
+    if scen.module == "pi_football":
+        if row["bound_us"] is not None:
+            if row["over_bound"]:
+                return None
+            return "FAILURE without its signature: high's wait within the bound"
+        if row["ball_moves"]:
+            return None
+        return "FAILURE without its signature: no ball moves"
+    if row["pi_violations"]:
+        return None
+    return "FAILURE without its signature: no PI violation"
+
+
 def verdicts(scenarios, res, durations, kernel):
-    """One result row per scenario of a boot."""
-    secs = res.sections()
+    """One result row per scenario of a boot.
+
+    A scenario passes when its run printed the verdict it expects, shows the
+    work it did (no_progress()), a broken twin its own signature, and
+    nothing went wrong in the boot: a splat inside the run's window is its
+    own; a splat outside every window, a time-out or a guest that never
+    finished fails every scenario of the boot, since it may be any one's.
+    """
+    wins = windows(res.text)
+    owner = {}
+    for name, (_rc, first, lines) in wins.items():
+        for n in range(first + 1, first + 1 + len(lines)):
+            owner[n] = name
+    twins = {s.name for s in scenarios if s.expect == "FAILURE"}
+    own, stray = {}, []
+    for n, line in console.splats(res.text):
+        name = owner.get(n)
+        if name is None:
+            stray.append(f"console line {n}: {line}")
+        elif not (name in twins and _PI_SIGNATURE.search(line)):
+            own.setdefault(name, []).append(line)
+    boot_problems = [p for p in res.problems() if not p.startswith("console line ")] + stray
     rows = []
     for scen in scenarios:
-        sec = secs.get(f"torture-{scen.name}")
+        win = wins.get(scen.name)
         row = {"scenario": scen.name, "kernel": kernel, "seconds": durations[scen.name],
                "expect": scen.expect, "module": scen.module, "log": res.log_path}
-        if sec is None:
+        if win is None:
             row.update(parse_section([]))
             row["splats"] = []
             row["problem"] = ("no output: " + "; ".join(res.problems()[:3])) \
                 if res.problems() else "no output"
         else:
-            row.update(parse_section(sec[1]))
-            row["splats"] = [ln for _n, ln in console.splats("\n".join(sec[1]))]
-            # A section cut before its verdict: that is the problem, not
-            # the progress counts it did or did not get to print.
-            row["problem"] = ("no End of test line" if row["verdict"] is None
-                              else no_progress(scen, row))
+            rc, _first, lines = win
+            row.update(parse_section(lines))
+            row["splats"] = own.get(scen.name, [])
+            # A run cut before its verdict: that is the problem, not the
+            # progress counts it did or did not get to print.
+            if row["verdict"] is None:
+                row["problem"] = "no End of test line"
+            elif rc is None:
+                row["problem"] = "no PVRT-TORTURE-STOP line: the run did not end"
+            elif rc:
+                row["problem"] = f"the module did not load or unload (rc={rc})"
+            else:
+                row["problem"] = no_progress(scen, row) or signature_missing(scen, row)
+            if row["problem"] is None and boot_problems:
+                row["problem"] = "boot: " + "; ".join(boot_problems[:3])
         row["ok"] = (row["problem"] is None and row["verdict"] == scen.expect
                      and not row["splats"])
         rows.append(row)
     return rows
+
+
+def summary(rows):
+    """The closing line, as kvm.sh ends with one: how many scenarios ran,
+    passed and failed, and the splats seen."""
+    bad = [r["scenario"] for r in rows if not r["ok"]]
+    return (f"Summary: {len(rows)} scenarios, {len(rows) - len(bad)} ok, {len(bad)} NOT OK"
+            + (f" ({', '.join(bad)})" if bad else "")
+            + f"; splats {sum(len(r['splats']) for r in rows)}")
 
 
 def guest_cmd(scenarios, durations):
@@ -358,7 +456,8 @@ def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
         clock = "icount" if icount else f"smp{smp}"
         log(f"torture: boot {n}/{len(groups)}: {kname} kernel, {clock},"
             f" {', '.join(s.name for s in scens)} ({total} s of torture)")
-        append = " ".join(build.Variant("project", top).cmdline + kargs + list(cmdline))
+        append = " ".join(build.Variant("project", top).cmdline + kargs + list(cmdline)
+                          + [DEVKMSG])
         t0 = time.time()
         res = boot.boot(build.kernel_image(kout), guest_cmd(scens, durations),
                         os.path.join(outdir, f"boot-{n:02d}-{kname}.log"),
@@ -406,6 +505,7 @@ def main(argv=None):
     print(table(rows))
     for line in figures(rows):
         print(line)
+    print(summary(rows))
     print(f"results: {outdir}")
     return 0 if all(r["ok"] for r in rows) else 1
 

@@ -230,7 +230,8 @@ def measure_chain(top, out, secs, results_dir):
                     os.path.join(results_dir, "chain.log"), modroot=os.path.join(out, "modroot"),
                     icount=True,
                     timeout=torture.BOOT_SECONDS + torture.ICOUNT_SLOWDOWN * secs * len(scens),
-                    append=" ".join(build.Variant("project", top).cmdline + ["kunit.enable=0"]))
+                    append=" ".join(build.Variant("project", top).cmdline
+                                    + ["kunit.enable=0", torture.DEVKMSG]))
     rows = torture.verdicts(scens, res, durations, "project/icount")
     for row, sc in zip(rows, scens):
         lock = next(p.split("=", 1)[1] for p in sc.params if p.startswith("lock="))

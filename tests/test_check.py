@@ -575,3 +575,16 @@ def test_the_debug_kunit_boot_judges_its_console(text, failing, tmp_path, monkey
     assert c.res.failed == (1 if failing else 0)
     if failing:
         assert f"FAIL  KUnit on x86_64 with lockdep, KASAN, UBSAN: {failing}" in out
+
+
+def test_check_writes_every_case_as_junit(tmp_path, monkeypatch):
+    """check.xml next to pytest.xml: one case per case, a failed one (here
+    the stage the budget left out) with its reason."""
+    from pvrt import junit
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = _Stub(argparse.Namespace(only=None, budget=50))
+    assert c.main() == 1
+    cases = junit.read(os.path.join(c.logs, "check.xml"))
+    assert cases == [("a", "ran", True), ("b", "not run: time budget", False),
+                     ("c", "ran", True)]

@@ -314,6 +314,10 @@ def test_resume_with_an_older_results_json(validate_stub, tmp_path):
                      "key": f"latency/{variant}/stress-set/{run_no}"}, **kw)
 
     figures = {"samples": 10000, "min": 8, "avg": 10.4, "max": 300, "p99": 12, "p999": 12}
+    # An older meta.json: no tree ids, no kernel_config.
+    (rdir / "meta.json").write_text(json.dumps({"started": "2026-11-20 08:00:00",
+                                                "load": "stress-set", "seconds": 2,
+                                                "runs": 2, "variants": ["stock", "project"]}))
     (rdir / "results.json").write_text(json.dumps([
         old("stock", 1, hist={"8": 4000, "12": 5999, "300": 1}, **figures),
         old("project", 1, hist={}, **dict(figures, samples=0, max=0)),
@@ -329,3 +333,67 @@ def test_resume_with_an_older_results_json(validate_stub, tmp_path):
     assert re.search(r"^stock +stress-set +2 +10042 .* 300 25000 \(all 42 samples overflowed"
                      r" the histogram\)$", out, re.M)
     assert "project / stock PREEMPT  0.025 (project 310..310 / stock 300..25000 us" in out
+
+
+@pytest.mark.parametrize("args, tip, qemu, why", [
+    (("--seconds", "3"), "t", None, "seconds 2 there, 3 now"),
+    (("--load", "hackbench"), "t", None, "load 'stress-set' there, 'hackbench' now"),
+    ((), "t2", None, "tip 't' there, 't2' now"),
+    ((), "t", "QEMU emulator version 7.2.0", "QEMU 'QEMU emulator version 7.2.0' there")])
+def test_resume_refuses_runs_measured_otherwise(validate_stub, tmp_path, monkeypatch,
+                                                args, tip, qemu, why):
+    """--resume pools new runs with the old ones only when they measure the
+    same thing: the same --seconds, load, KERNEL_CONFIG, tree and QEMU.
+    Otherwise it says what differs and measures nothing."""
+    rc, rows, _out = validate_stub({"stock": CONSOLE_OK, "project": console_without_samples(0, 0)})
+    (rdir,) = (tmp_path / "build" / "report").iterdir()
+    if qemu:
+        old = json.loads((rdir / "results.json").read_text())
+        for r in old:
+            r["provenance"]["qemu"] = qemu
+        (rdir / "results.json").write_text(json.dumps(old))
+    before = (rdir / "results.json").read_text(), (rdir / "meta.json").read_text()
+    monkeypatch.setattr(experiment, "tree_ids", lambda tree: {"base": "b", "tip": tip})
+    with pytest.raises(validate.ValidateError, match=re.escape(why)):
+        validate.main(["--variants", "stock,project", "--seconds", "2", "--no-devices",
+                       "--resume", str(rdir), *args])
+    assert ((rdir / "results.json").read_text(), (rdir / "meta.json").read_text()) == before
+
+
+def test_resume_keeps_the_record_of_how_the_run_started(validate_stub, tmp_path):
+    validate_stub({"stock": CONSOLE_OK, "project": console_without_samples(0, 0)})
+    (rdir,) = (tmp_path / "build" / "report").iterdir()
+    first = json.loads((rdir / "meta.json").read_text())
+    validate_stub({"stock": CONSOLE_OK, "project": CONSOLE_OK}, "--resume", str(rdir))
+    meta = json.loads((rdir / "meta.json").read_text())
+    assert meta["started"] == first["started"] and meta["command"] == first["command"]
+    assert len(meta["resumed"]) == 1 and "--resume" in meta["resumed"][0]["command"]
+
+
+def test_every_run_records_what_booted_and_summary_json_judges(validate_stub, tmp_path):
+    """results.json: each run's uname -v and command line (from the guest's
+    PVRT-KERNEL / PVRT-CMDLINE lines), the QEMU and userspace versions and
+    the host; summary.json: every goal with its verdict, every run with its
+    validity, in the report and in a file for dashboards."""
+    rt = CONSOLE_OK.replace("cpus=1\n", "cpus=1\nPVRT-KERNEL #1 SMP"
+                            " PREEMPT_RT Tue Nov 24\nPVRT-CMDLINE console=ttyS0 threadirqs\n")
+    rc, rows, out = validate_stub({"stock": rt, "project": console_without_samples(0, 0)})
+    assert rc == 1
+    stock = next(r for r in rows if r["variant"] == "stock")
+    prov = stock["provenance"]
+    assert prov["uname_v"] == "#1 SMP PREEMPT_RT Tue Nov 24"
+    assert prov["cmdline"] == "console=ttyS0 threadirqs"
+    assert prov["qemu"].startswith("QEMU") or prov["qemu"].startswith("unknown")
+    for key in ("rt-tests", "stress-ng", "busybox-static", "host", "host_kernel", "host_cpu"):
+        assert prov[key]
+    (rdir,) = (tmp_path / "build" / "report").iterdir()
+    md = (rdir / "report.md").read_text()
+    assert "- booted stock: `#1 SMP PREEMPT_RT Tue Nov 24`, command line" in md
+    assert "instruction-counted latency" in md and "`rep` string instruction" in md
+    summ = json.loads((rdir / "summary.json").read_text())
+    assert summ["invalid_runs"] == 1 and summ["all_goals_met"] is False
+    (goal,) = [g for g in summ["goals"] if "stock PREEMPT" in g["what"]]
+    assert goal["judged"] is False and goal["verdict"].startswith("not enough valid runs")
+    assert {(r["variant"], r["valid"]) for r in summ["runs"]} == {("stock", True),
+                                                                 ("project", False)}
+    assert "summary for dashboards: " in out

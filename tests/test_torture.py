@@ -453,3 +453,15 @@ def test_guest_torture_brackets_the_run_in_the_kernel_log(tmp_path):
                        capture_output=True, text=True, check=False)
     assert r.returncode == 1
     assert kmsg.read_text().splitlines()[-1] == "PVRT-TORTURE-STOP T2 rc=1"
+
+
+def test_torture_and_check_write_junit(tmp_path):
+    """Every scenario is a JUnit case; a failed one carries its reason."""
+    from pvrt import junit
+    rows = list(real_football_and_chain().values())
+    rows[1]["ok"], rows[1]["problem"] = False, "FAILURE without its signature: no ball moves"
+    path = junit.write(str(tmp_path / "t.xml"), "torture", torture.junit_cases(rows))
+    assert junit.read(path) == [("project/smp2", "PVLOCK06", True),
+                                ("project/smp2", "PVLOCK08", False),
+                                ("project/smp2", "PVLOCK09", True)]
+    assert "without its signature" in (tmp_path / "t.xml").read_text()

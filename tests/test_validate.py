@@ -59,6 +59,7 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     rdir.mkdir()
     kept = dict(_row("stock", "stress-set", 1, 99), key="latency/stock/stress-set/1")
     (rdir / "results.json").write_text(json.dumps([kept]))
+    (rdir / "meta.json").write_text(json.dumps({"load": "stress-set", "seconds": 20}))
     assert validate.main(["--variants", "stock,project", "--runs", "2", "--no-devices",
                           "--jobs", "1", "--resume", str(rdir)]) == 0
     assert calls == [("project", 1), ("stock", 2), ("project", 2)]
@@ -235,6 +236,7 @@ def test_an_ikt_goal_with_one_handler_missing_fails_validate(tmp_path, monkeypat
     kept += [dict(_ikt(h), kind="ikt", problems=[], key="seed/ikt")
              for h in ("hard", "IKT thread")]
     (rdir / "results.json").write_text(json.dumps(kept))
+    (rdir / "meta.json").write_text(json.dumps({"load": "stress-set"}))
     assert validate.main(["--variants", "stock,project", "--no-devices",
                           "--resume", str(rdir)]) == 1
     out = capsys.readouterr().out

@@ -9,12 +9,16 @@ with pvrt.console.
 Two clock modes:
   default    -smp 2 (or --smp N), plain TCG: for correctness, never for latency
   --icount   -smp 1 -icount shift=2,sleep=off: guest time follows executed
-             instructions, so latency figures are the kernel's own and
-             comparable between kernels booted the same way
+             instructions (4 ns each), so latency figures are
+             instruction-counted latency, comparable between kernels booted
+             the same way (memory, cache, atomics and device time cost
+             nothing; see README)
 """
 
 import argparse
+import functools
 import os
+import platform
 import shlex
 import signal
 import subprocess
@@ -27,6 +31,37 @@ from pvrt import console, initramfs, logs, tools
 from pvrt.errors import PvrtError, entry
 
 QEMU = "qemu-system-x86_64"
+# The userspace of the initramfs, by Debian package: its versions go into the
+# record of every measurement.
+GUEST_PACKAGES = ("rt-tests", "stress-ng", "busybox-static")
+
+
+def _first_line(cmd):
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unknown ({e})"
+    out = (res.stdout or res.stderr).strip().splitlines()
+    return out[0] if res.returncode == 0 and out else f"unknown (exit {res.returncode})"
+
+
+@functools.lru_cache(maxsize=1)
+def host_provenance():
+    """What a measurement ran on besides the kernel: the QEMU version (icount
+    figures depend on it), the guest userspace packages, the host."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f
+                        if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    out = {"qemu": _first_line([QEMU, "--version"])}
+    for pkg in GUEST_PACKAGES:
+        out[pkg] = _first_line(["dpkg-query", "-W", "-f", "${Version}\n", pkg])
+    out.update(host=platform.node(), host_kernel=platform.release(), host_cpu=cpu,
+               host_cpus=os.cpu_count())
+    return out
 
 # The QEMUs running now, for kill_all(): boots may run in several threads.
 _live = set()

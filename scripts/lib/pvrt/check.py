@@ -17,8 +17,8 @@ import tempfile
 import time
 import traceback
 
-from pvrt import (advisor, base, boot, build, console, errors, gitutil, kunit, lint, lock, series,
-                  torture)
+from pvrt import (advisor, base, boot, build, console, errors, gitutil, junit, kunit, lint, lock,
+                  series, torture)
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
 
@@ -47,8 +47,10 @@ class Results:
     def __init__(self):
         self.passed, self.failed, self.stages = 0, 0, []
         self.failures = []
+        self.junit = []             # (stage, name, ok, detail) for check.xml
 
     def case(self, stage, name, ok, detail=""):
+        self.junit.append((stage, name, ok, detail))
         if ok:
             self.passed += 1
         else:
@@ -60,6 +62,8 @@ class Results:
 
     def count(self, stage, name, passed, failed, detail=""):
         """Record PASSED + FAILED cases reported by a runner (KUnit, pytest)."""
+        self.junit.append((stage, f"{name}: {passed} passed, {failed} failed", not failed,
+                           detail))
         self.passed += passed
         self.failed += failed
         if failed:
@@ -701,6 +705,10 @@ class Check:
             print("\n=== failures")
             for f in self.res.failures:
                 print("  " + f.splitlines()[0])
+        # For CI dashboards: every case, as JUnit XML (pytest's own cases
+        # are in pytest.xml next to it).
+        xml = junit.write(os.path.join(self.logs, "check.xml"), "make check", self.res.junit)
+        print(f"JUnit XML: {os.path.relpath(xml, self.top)}")
         print(f"\n{self.res.passed} passed, {self.res.failed} failed")
         return 1 if self.res.failed else 0
 

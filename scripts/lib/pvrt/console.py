@@ -151,6 +151,19 @@ def exit_status(text):
     return int(m.group(1)) if m else None
 
 
+def provenance(text):
+    """What booted, as guest/init printed it: {"uname_v": `uname -v` (its
+    PREEMPT / PREEMPT_RT flags and build number), "cmdline": /proc/cmdline};
+    a key the console lacks is missing."""
+    out = {}
+    for line in lines(text):
+        if line.startswith("PVRT-KERNEL ") and "uname_v" not in out:
+            out["uname_v"] = line[len("PVRT-KERNEL "):].strip()
+        elif line.startswith("PVRT-CMDLINE ") and "cmdline" not in out:
+            out["cmdline"] = line[len("PVRT-CMDLINE "):].strip()
+    return out
+
+
 def booted(text):
     return any(line.startswith("PVRT-BOOTED ") for line in lines(text))
 

@@ -16,6 +16,7 @@ a goal with fewer valid runs than were made is not enough to judge.
 
 import bisect
 import collections
+import json
 import math
 import os
 import statistics
@@ -473,6 +474,54 @@ def plot_chain(rows, path):
 
 # --- Markdown ---------------------------------------------------------------------
 
+def provenance_lines(rows):
+    """What booted and what it ran on, from the runs' records: one line per
+    distinct kernel `uname -v` and command line, one for QEMU, the guest's
+    userspace and the host (several values: the runs differ, and say so)."""
+    recs = [r["provenance"] for r in rows if r.get("provenance")]
+    if not recs:
+        return ["- provenance: not recorded (results of an older version of the tools)"]
+    out = []
+    kernels = {}
+    for r in rows:
+        p = r.get("provenance")
+        if p and r.get("variant"):
+            kernels.setdefault(r["variant"], set()).add(
+                (p.get("uname_v", "?"), p.get("cmdline", "?")))
+    for v, seen in kernels.items():
+        for uname_v, cmdline in sorted(seen):
+            out.append(f"- booted {v}: `{uname_v}`, command line `{cmdline}`")
+    for key, label in (("qemu", "QEMU"), ("rt-tests", "rt-tests"), ("stress-ng", "stress-ng"),
+                       ("busybox-static", "busybox"), ("host", "host"),
+                       ("host_kernel", "host kernel"), ("host_cpu", "host CPU")):
+        vals = sorted({str(p.get(key, "?")) for p in recs})
+        out.append(f"- {label}: {' | '.join(vals)}"
+                   + (" (differs between runs)" if len(vals) > 1 else ""))
+    return out
+
+
+def summary(rows, meta):
+    """summary.json: every goal with its ratio, verdict and whether it was
+    judged, every run with its validity, for CI dashboards."""
+    load = meta.get("load", "stress-set")
+    goals = []
+    for what, measured, goal, verdict in headline(rows, load):
+        goals.append({"what": what, "measured": measured, "goal": goal, "verdict": verdict,
+                      "judged": not (verdict.startswith(NOT_ENOUGH) or verdict == "-"),
+                      "met": verdict.startswith("met")})
+    runs = []
+    for r in rows:
+        kind = r.get("kind", "latency")
+        ok = valid(r) if kind == "latency" else not r.get("problems")
+        runs.append({"kind": kind, "variant": r.get("variant"), "load": r.get("load"),
+                     "run": r.get("run"), "valid": ok, "problems": r.get("problems") or [],
+                     "samples": r.get("samples"), "max": r.get("max"),
+                     "provenance": r.get("provenance")})
+    return {"meta": meta, "goals": goals, "runs": runs,
+            "all_goals_met": bool(goals) and all(g["met"] for g in goals),
+            "invalid_runs": sum(1 for r in runs if not r["valid"])}
+
+
 def markdown(rows, meta, plots):
     """The report, as Markdown text."""
     load = meta.get("load", "stress-set")
@@ -482,11 +531,14 @@ def markdown(rows, meta, plots):
            f"- kernels: {', '.join(meta.get('variants', []))}"
            + (f"; built from KERNEL_CONFIG {meta['kernel_config']}"
               if meta.get("kernel_config") else " (allnoconfig + the variant's fragments)"),
-           "- clock: QEMU TCG `-smp 1 -icount shift=2,sleep=off`: guest time follows executed"
-           " instructions, so the kernels of this run are comparable with each other, not with"
-           " hardware",
+           "- clock: QEMU TCG `-smp 1 -icount shift=2,sleep=off`: instruction-counted latency."
+           " Guest time follows executed instructions (4 ns each): memory, cache, atomics,"
+           " speculation mitigations and device time cost nothing, and each iteration of a"
+           " `rep` string instruction counts as one instruction. The kernels of this run are"
+           " comparable with each other, not with hardware",
            f"- main load: {load}, {meta.get('seconds')} s per run, {meta.get('runs')} runs per"
            " kernel, interleaved", ""]
+    md += provenance_lines(rows) + [""]
     md += ["## Headline", "", md_table(HEADLINE_HEAD, headline(rows, load)), ""]
     traces = {r["variant"]: r for r in rows if r.get("kind") == "trace"}
     causes = remaining_causes(rows, load)
@@ -584,4 +636,9 @@ def write(rows, meta, outdir):
     with open(path, "w", encoding="utf-8") as f:
         f.write(markdown(rows, meta, plots) + "\n")
     plots["report"] = path
+    path = os.path.join(outdir, "summary.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(summary(rows, meta), f, indent=1, sort_keys=True)
+        f.write("\n")
+    plots["summary"] = path
     return {k: v for k, v in plots.items() if v}

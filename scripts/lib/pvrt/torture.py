@@ -35,7 +35,7 @@ import os
 import re
 import time
 
-from pvrt import boot, build, console, experiment, lock, logs, results, tools
+from pvrt import boot, build, console, experiment, junit, lock, logs, results, tools
 from pvrt.errors import PvrtError, entry
 
 CFG_DIR = os.path.join("torture", "configs", "lock")
@@ -382,6 +382,17 @@ def verdicts(scenarios, res, durations, kernel):
     return rows
 
 
+def junit_cases(rows):
+    """The rows as JUnit cases: (kernel, scenario, ok, why)."""
+    out = []
+    for r in rows:
+        why = "; ".join(([r["problem"]] if r["problem"] else [])
+                        + [f"verdict {r['verdict']}, expected {r['expect']}"]
+                        + r["splats"][:5] + [f"log {r['log']}"])
+        out.append((r["kernel"], r["scenario"], r["ok"], why))
+    return out
+
+
 def summary(rows):
     """The closing line, as kvm.sh ends with one: how many scenarios ran,
     passed and failed, and the splats seen."""
@@ -467,6 +478,7 @@ def run(top, tree, scenarios, duration=None, smp=2, outdir=None, log=print):
         log(f"torture: boot {n}/{len(groups)} done in {time.time() - t0:.0f} s")
         rows += verdicts(scens, res, durations, f"{kname}/{clock}")
         results.save(rows, os.path.join(outdir, "torture.json"))
+        junit.write(os.path.join(outdir, "torture.xml"), "torture", junit_cases(rows))
     return rows, outdir
 
 

@@ -44,10 +44,14 @@ from pvrt import (bench_ikt, bench_pv_mutex, boot, build, console, devices, expe
                   initramfs, lock, logs, report, tools, torture, tracelat)
 from pvrt.kunit import kunit_counts
 from pvrt.results import save
-from pvrt.errors import entry
+from pvrt.errors import PvrtError, entry
 
 _print_lock = threading.Lock()
 log = logs.logger("validate")
+
+
+class ValidateError(PvrtError):
+    pass
 
 
 # The load of the headline figures (the README and the cover letter say so).
@@ -115,7 +119,8 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None)
                     modroot=os.path.join(out, "modroot"), icount=True,
                     append=" ".join(var.cmdline), timeout=secs * 20 + 600)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
-           "seconds": secs, "log": log_path, "problems": res.problems()}
+           "seconds": secs, "log": log_path, "problems": res.problems(),
+           "provenance": provenance(res)}
     ct = res.sections().get("cyclictest")
     # No figures without cyclictest's own section, finished and with
     # status 0: the run's problem says which it lacks.
@@ -136,6 +141,12 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None)
             row["problems"] += sample_problems(row)
     row["kunit"] = kunit_counts(tree, log_path)
     return row
+
+
+def provenance(res):
+    """The record of what a boot measured on: the guest's `uname -v` and
+    /proc/cmdline, the QEMU and guest userspace versions, the host."""
+    return dict(console.provenance(res.text), **boot.host_provenance())
 
 
 def sample_problems(row):
@@ -209,7 +220,7 @@ def measure_rtla(top, variant, out, secs, load, results_dir):
                     append=" ".join(var.cmdline), timeout=secs * 40 + 600)
     secs_ = res.sections()
     row = {"kind": "rtla", "variant": variant, "load": load, "seconds": secs, "log": log_path,
-           "problems": res.problems()}
+           "problems": res.problems(), "provenance": provenance(res)}
     row.update(parse_rtla(secs_.get("rtla-top", (1, []))[1], secs_.get("rtla-aa", (1, []))[1]))
     if row.get("samples") is None and not row["problems"]:
         row["problems"] = ["no rtla timerlat summary line"]
@@ -235,7 +246,7 @@ def measure_chain(top, out, secs, results_dir):
     rows = torture.verdicts(scens, res, durations, "project/icount")
     for row, sc in zip(rows, scens):
         lock = next(p.split("=", 1)[1] for p in sc.params if p.startswith("lock="))
-        row.update(kind="chain", variant="project", lock=lock,
+        row.update(kind="chain", variant="project", lock=lock, provenance=provenance(res),
                    problems=[] if row["ok"] else [chain_problem(sc.name, row)])
     return rows
 
@@ -414,9 +425,39 @@ def print_summary(rows, meta, paths):
             print(f"  problem: {r.get('kind')} {r.get('variant', '')}"
                   f" {r.get('load') or r.get('lock') or ''} run {r.get('run', '-')}: {p}")
     print(f"\nreport: {paths.get('report')}")
-    plots = [os.path.basename(p) for k, p in paths.items() if k != "report"]
+    if paths.get("summary"):
+        print(f"summary for dashboards: {paths['summary']}")
+    plots = [os.path.basename(p) for k, p in paths.items() if k not in ("report", "summary")]
     if plots:
         print(f"plots: {', '.join(plots)}")
+
+
+# What a run's figures depend on: a resumed run measures with the same, or
+# its old and new runs would be pooled as one.
+RESUME_KEYS = ("load", "seconds", "kernel_config", "base", "tip")
+
+
+def read_meta(results_dir):
+    path = os.path.join(results_dir, "meta.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValidateError(f"--resume {results_dir}: cannot read {path} ({e}): without it"
+                            " nothing says how its runs were measured; start a new run")
+
+
+def resume_mismatch(old, new):
+    """[what differs] between the run being resumed (meta OLD) and this one
+    (NEW: some of RESUME_KEYS), for the keys both have."""
+    return [f"{k} {old[k]!r} there, {new[k]!r} now" for k in RESUME_KEYS
+            if k in old and k in new and old[k] != new[k]]
+
+
+def resume_refusal(results_dir, differ):
+    return (f"--resume {results_dir}: its runs were measured otherwise ("
+            + "; ".join(differ) + "); pooling them with new runs would mix two"
+            " experiments: resume with the same options and tree, or start a new run")
 
 
 def positive(text):
@@ -482,8 +523,15 @@ def main(argv=None):
     args.rtla_seconds = 30
     args.trace = [v for v in ("stock", "project") if v in args.variants] if args.full else []
     args.seeds = args.full and "project" in args.variants
+    old_meta = None
     if args.resume:
         results_dir = os.path.abspath(args.resume)
+        old_meta = read_meta(results_dir)
+        differ = resume_mismatch(old_meta, {"load": args.load, "seconds": args.seconds,
+                                            "kernel_config": (os.path.abspath(args.kernel_config)
+                                                              if args.kernel_config else None)})
+        if differ:
+            raise ValidateError(resume_refusal(results_dir, differ))
         done = load_rows(os.path.join(results_dir, "results.json"))
         # An invalid run is measured again: its row goes, so that its key
         # is missing and the new run takes its place (not counted twice).
@@ -501,6 +549,13 @@ def main(argv=None):
                        + (1 if args.seeds and kc else 0))
     progress = Progress(progress_builds)     # grows by the boots below
     tree = experiment.apply_tree(top, bdir, log=log)
+    if old_meta is not None:
+        differ = resume_mismatch(old_meta, experiment.tree_ids(tree))
+        qemu = {r["provenance"].get("qemu") for r in done if r.get("provenance")}
+        now = boot.host_provenance()["qemu"]
+        differ += [f"QEMU {q!r} there, {now!r} now" for q in sorted(qemu - {now})]
+        if differ:
+            raise ValidateError(resume_refusal(results_dir, differ))
     outs = {}
     for name in builds:
         key = f"build/{name}" + ("-kc" if kc else "")
@@ -538,6 +593,13 @@ def main(argv=None):
             "variants": args.variants, "load": args.load, "seconds": args.seconds,
             "runs": args.runs, "kernel_config": kc, "full": args.full,
             **experiment.tree_ids(tree)}
+    if old_meta is not None:
+        # The run keeps the record of how it started; each resumption is added.
+        meta = {**meta, **old_meta,
+                "resumed": old_meta.get("resumed", []) + [
+                    {"started": meta["started"], "command": meta["command"]}],
+                "variants": list(dict.fromkeys(old_meta.get("variants", []) + args.variants)),
+                "runs": max(old_meta.get("runs", 0), args.runs)}
     save(meta, os.path.join(results_dir, "meta.json"))
     jobs = plan(args, top, bdir, tree, outs, results_dir)
     have = {r.get("key") for r in done}

@@ -180,3 +180,67 @@ def test_latency_over_time_and_stress_phases():
     assert start == 3.5 and series == [(1.0, 31), (2.0, 2507)]
     text = "[ 1.0] x\nPVRT-PHASE memory 3.79\nPVRT-PHASE fork 5.41\n[ 2.0] PVRT-PHASE no\n"
     assert console.phases(text) == [("memory", 3.79), ("fork", 5.41)]
+
+
+def test_histogram_buckets_must_add_up_to_cyclictests_total():
+    """A bucket line lost or broken by a console write (a kernel message in
+    the middle of "000009 000009") no longer disappears silently: the
+    buckets no longer sum to cyclictest's own # Total."""
+    body = console.sections(CYCLICTEST)["cyclictest"][1]
+    assert console.cyclictest(body).samples == 1000
+    broken = [ln.replace("000009 000009", "000009 0[   13.1] eth0: link up") for ln in body]
+    with pytest.raises(ValueError, match=r"buckets sum to 991, cyclictest's # Total: says"
+                                         r" 1000 \(broken line: '000009 0\["):
+        console.cyclictest(broken)
+    lost = [ln for ln in body if not ln.startswith("000004")]
+    with pytest.raises(ValueError, match="buckets sum to 20, cyclictest's # Total: says 1000"):
+        console.cyclictest(lost)
+
+
+def test_load_work_line():
+    assert console.load_work(["# load work: hackbench=12 find=3"]) == {"hackbench": 12,
+                                                                       "find": 3}
+    assert console.load_work(["# load work:"]) == {}
+    assert console.load_work(["000001 000002"]) is None
+
+
+def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_path):
+    """guest/cyclictest-load under busybox sh with a stub cyclictest (two
+    threads, the second one's buckets only in its own column) and a stub
+    hackbench: every bucket line of either thread is printed, the load's
+    work is reported, and no load process is left to write into the
+    results."""
+    import shutil
+    import subprocess
+    busybox = shutil.which("busybox")
+    if not busybox:
+        pytest.skip("no busybox on this host")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "cyclictest").write_text(
+        "#!/bin/sh\nfor a; do case $a in --histfile=*) h=${a#--histfile=};; esac; done\n"
+        "sleep 1.2\nprintf '000010 000005 000000\\n000011 000000 000007\\n"
+        "000012 000000 000000\\n# Total: 000000005 000000007\\n# Min Latencies: 00010 00011\\n"
+        "# Avg Latencies: 00010 00011\\n# Max Latencies: 00010 00011\\n"
+        "# Histogram Overflows: 00000 00000\\n' > $h\n")
+    pids = tmp_path / "pids"
+    (bindir / "hackbench").write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 0.4\n")
+    for f in bindir.iterdir():
+        f.chmod(0o755)
+    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
+    r = subprocess.run([busybox, "sh", script, "1", "hackbench"], capture_output=True,
+                       text=True, env={"PATH": f"{bindir}:{os.environ['PATH']}"}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    body = console.sections(r.stdout)["cyclictest"][1]
+    lat = console.cyclictest(body)
+    assert lat.hist == {10: 5, 11: 7} and lat.samples == 12
+    work = console.load_work(body)
+    assert set(work) == {"hackbench"} and work["hackbench"] >= 1
+    alive = []
+    for pid in map(int, pids.read_text().split()):
+        try:
+            os.kill(pid, 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    assert not alive, "a hackbench outlived the load"

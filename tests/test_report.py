@@ -234,3 +234,27 @@ def test_a_missed_latency_goal_names_the_tracer_sections():
     assert line.startswith("1600 us: free_unref_page_commit (_raw_spin_unlock_irqrestore;")
     md = report.markdown(rows, {"load": "stress-set"}, {})
     assert "- 1600 us: free_unref_page_commit" in md
+
+
+def test_a_run_whose_load_did_too_little_work_is_invalid():
+    """Load bounded by time: a kernel on which the load did less than half
+    the work it did on the others is measured under less load; a load
+    that reported no work did not run.  Runs without the record (older
+    results, load none) are not judged."""
+    hist = {10: 100}
+    rows = [dict(lat("stock", 1, hist, 10), load_work={"stress-set-fork": 10, "find": 4}),
+            dict(lat("rt", 1, hist, 10), load_work={"stress-set-fork": 12, "find": 4}),
+            dict(lat("project", 1, hist, 10), load_work={"stress-set-fork": 4, "find": 4}),
+            dict(lat("threadirqs", 1, hist, 10), load_work={}),
+            lat("stock-pcp0", 1, hist, 10)]
+    report.judge_load(rows)
+    bad = {r["variant"]: why for r, why in report.invalid_runs(rows)}
+    assert set(bad) == {"project", "threadirqs"}
+    assert bad["project"] == ["the load did less than 50% of its work on the other kernels:"
+                              " stress-set-fork 4, the other kernels' median 10"]
+    assert bad["threadirqs"] == ["the load (stress-set) reported no work"]
+    assert {r["variant"] for r in report.latency_rows(rows)} == {"stock", "rt", "stock-pcp0"}
+    # Judged again from scratch: a fixed row is valid again.
+    rows[2]["load_work"]["stress-set-fork"] = 9
+    report.judge_load(rows)
+    assert {r["variant"] for r, _ in report.invalid_runs(rows)} == {"threadirqs"}

@@ -222,6 +222,7 @@ def cyclictest(section_lines):
     threads (-t), their columns are summed and min/max are taken over threads.
     """
     hist, meta = {}, {}
+    broken = []
     for line in section_lines:
         m = re.match(r"^(\d{6}) ((?:\d+\s*)+)$", line.strip())
         if m:
@@ -236,10 +237,35 @@ def cyclictest(section_lines):
         m = re.match(r"^# Histogram Overflows: ((?:\d+\s*)+)$", line.strip())
         if m:
             meta["Overflows"] = [int(v) for v in m.group(1).split()]
+            continue
+        m = re.match(r"^# Total: ((?:\d+\s*)+)$", line.strip())
+        if m:
+            meta["Total"] = [int(v) for v in m.group(1).split()]
+            continue
+        if re.match(r"^\d{6}\b", line.strip()):
+            broken.append(line.strip())
     if not all(k in meta for k in ("Min", "Avg", "Max", "Overflows")):
         raise ValueError("no cyclictest histogram summary (# Min/Avg/Max Latencies) found")
+    # cyclictest's "# Total:" is the sum of each thread's buckets: a bucket
+    # line lost or broken by a console write shows as a difference.
+    if "Total" in meta and sum(hist.values()) != sum(meta["Total"]):
+        raise ValueError(f"the histogram's buckets sum to {sum(hist.values())}, cyclictest's"
+                         f" # Total: says {sum(meta['Total'])}"
+                         + (f" (broken line: {broken[0]!r})" if broken else ""))
     return Latency(hist, sum(meta["Overflows"]), min(meta["Min"]),
                    sum(meta["Avg"]) / len(meta["Avg"]), max(meta["Max"]))
+
+
+def load_work(section_lines):
+    """What the load did, from guest/cyclictest-load's "# load work:" line:
+    {kind: units} (hackbench runs, stress-set phases, compiled files, find
+    passes, stress-ng bogo operations), {} for a line without work, None
+    without the line (load none, or an older guest)."""
+    for line in section_lines:
+        m = re.match(r"^# load work:((?:\s+[\w-]+=\d+)*)\s*$", line.strip())
+        if m:
+            return {k: int(v) for k, v in (w.split("=") for w in m.group(1).split())}
+    return None
 
 
 def cyclictest_series(section_lines):

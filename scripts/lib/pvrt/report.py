@@ -45,10 +45,46 @@ def runs_of(rows, load=None):
 
 def valid(row):
     """Whether a cyclictest run counts: its boot had no problem (splat,
-    time-out, no PVRT-EXIT, ...) and it has samples.  A run whose every
-    sample overflowed the histogram is a measurement: cyclictest's "# Max
-    Latencies" gives its maximum, and its percentiles are that maximum."""
-    return not row.get("problems") and (row.get("samples") or 0) > 0
+    time-out, no PVRT-EXIT, ...), it has samples, and its load did its work
+    (judge_load()).  A run whose every sample overflowed the histogram is a
+    measurement: cyclictest's "# Max Latencies" gives its maximum, and its
+    percentiles are that maximum."""
+    return (not row.get("problems") and (row.get("samples") or 0) > 0
+            and not row.get("load_problem"))
+
+
+# A run's load must do at least this fraction of the work the same load did
+# on the other kernels of the run (the median of their runs), per kind of
+# work: a kernel that lets the load do less is measured under less load.
+LOAD_WORK_FRACTION = 0.5
+
+
+def judge_load(rows):
+    """Set each cyclictest run's "load_problem" (or drop it): its load
+    reported no work, or less than LOAD_WORK_FRACTION of the median of the
+    same load's runs on the other kernels, for some kind of work.  Runs
+    without a record of their load's work (load none, older results) are
+    not judged.  Returns ROWS."""
+    runs = [r for r in runs_of(rows) if r.get("load_work") is not None
+            and r.get("load") != "none"]
+    for r in runs_of(rows):
+        r.pop("load_problem", None)
+    for r in runs:
+        work = r["load_work"]
+        if not work or not any(work.values()):
+            r["load_problem"] = f"the load ({r['load']}) reported no work"
+            continue
+        others = [o["load_work"] for o in runs if o["load"] == r["load"]
+                  and o["variant"] != r["variant"] and not o.get("problems")]
+        short = []
+        for kind in sorted(set().union(*others) if others else ()):
+            med = statistics.median(o.get(kind, 0) for o in others)
+            if med and work.get(kind, 0) < LOAD_WORK_FRACTION * med:
+                short.append(f"{kind} {work.get(kind, 0)}, the other kernels' median {med:g}")
+        if short:
+            r["load_problem"] = (f"the load did less than {LOAD_WORK_FRACTION:.0%} of its work"
+                                 " on the other kernels: " + "; ".join(short))
+    return rows
 
 
 def latency_rows(rows, load=None):
@@ -58,7 +94,9 @@ def latency_rows(rows, load=None):
 
 def invalid_runs(rows):
     """[(row, [why])] of the cyclictest runs left out of every figure."""
-    return [(r, r.get("problems") or ["no samples"]) for r in runs_of(rows) if not valid(r)]
+    return [(r, (r.get("problems") or []) + ([r["load_problem"]] if r.get("load_problem")
+                                              else []) or ["no samples"])
+            for r in runs_of(rows) if not valid(r)]
 
 
 NOT_ENOUGH = "not enough valid runs"
@@ -622,6 +660,7 @@ def markdown(rows, meta, plots):
 
 def write(rows, meta, outdir):
     """Plots and report.md in OUTDIR; returns {name: path}."""
+    judge_load(rows)
     load = meta.get("load", "stress-set")
     plots = {"histogram": plot_histograms(rows, os.path.join(outdir, "histogram.png"), load),
              "survival": plot_survival(rows, os.path.join(outdir, "survival.png"), load),

@@ -160,7 +160,7 @@ def cyclictest_figures(section, text):
     """A latency row's figures from guest/cyclictest-load's section and the
     console TEXT (the stress-set phases); ValueError if the section is unreadable."""
     lat = console.cyclictest(section)
-    fig = dict(lat.row(), hist=lat.hist)
+    fig = dict(lat.row(), hist=lat.hist, load_work=console.load_work(section))
     start, fig["series"] = console.cyclictest_series(section)
     if start is not None:
         # Stress-set phases, in seconds since cyclictest started.
@@ -532,7 +532,7 @@ def main(argv=None):
                                                               if args.kernel_config else None)})
         if differ:
             raise ValidateError(resume_refusal(results_dir, differ))
-        done = load_rows(os.path.join(results_dir, "results.json"))
+        done = report.judge_load(load_rows(os.path.join(results_dir, "results.json")))
         # An invalid run is measured again: its row goes, so that its key
         # is missing and the new run takes its place (not counted twice).
         invalid = {id(r) for r, _why in report.invalid_runs(done)}
@@ -610,6 +610,8 @@ def main(argv=None):
     log(f"{len(todo)} boots, {args.jobs} at a time; expected"
         f" ~{fmt_secs(sum(progress.expected(j.label, j.guess) for j in todo) / args.jobs)}")
     rows = run_jobs(todo, progress, args.jobs, os.path.join(results_dir, "results.json"), done)
+    report.judge_load(rows)
+    save(rows, os.path.join(results_dir, "results.json"))
     paths = report.write(rows, meta, results_dir)
     print_summary(rows, meta, paths)
     measured = {r["variant"] for r in report.latency_rows(rows, args.load)}

@@ -250,3 +250,14 @@ def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_pat
         if state != "Z":            # a zombie has ended: its reaper is not ours
             alive.append((pid, state))
     assert not alive, "a hackbench outlived the load"
+
+
+def test_latency_over_time_puts_each_window_at_its_end():
+    """cyclictest -o N prints the cycle of each window's maximum, not the
+    window's end: a maximum early in the second window must still be
+    drawn at 2 s, a thread's k-th line at (k + 1) N cycles."""
+    body = ["# cyclictest start uptime 3.50 interval 200 reduce 5000",
+            "       0:    4999:      31", "       1:     100:      40",
+            "       0:    5001:    2507", "       1:    9999:      12"]
+    start, series = console.cyclictest_series(body)
+    assert start == 3.5 and series == [(1.0, 31), (1.0, 40), (2.0, 2507), (2.0, 12)]

@@ -272,21 +272,28 @@ def cyclictest_series(section_lines):
     """Latency over time from cyclictest -v -o N (guest/cyclictest-load).
 
     Returns (start uptime in s or None, [(seconds since start, max us of the
-    window)]): each "<thread>: <cycle>: <us>" line is the worst latency since
-    the line before, up to that cycle.  cyclictest's reader runs at
-    SCHED_OTHER, so a window is N cycles or more, wherever the reader caught
-    up; the time of a cycle comes from the interval the section's
-    "# cyclictest start uptime U interval I" line gives.
+    window)]).  cyclictest prints a line "<thread>: <cycle>: <us>" per window
+    of exactly N cycles of a thread: the worst latency of the window and the
+    cycle it happened in.  The x value is the window's end, (k + 1) * N
+    cycles for a thread's k-th line, from the "# cyclictest start uptime U
+    interval I reduce N" line; without "reduce" (older guests) it is the
+    cycle of the maximum.
     """
-    start, interval, out = None, None, []
+    start, interval, reduce_, out, seen = None, None, None, [], {}
     for line in section_lines:
-        m = re.match(r"^# cyclictest start uptime ([\d.]+) interval (\d+)$", line.strip())
+        m = re.match(r"^# cyclictest start uptime ([\d.]+) interval (\d+)(?: reduce (\d+))?$",
+                     line.strip())
         if m:
             start, interval = float(m.group(1)), int(m.group(2))
+            reduce_ = int(m.group(3)) if m.group(3) else None
             continue
         m = re.match(r"^\s*(\d+):\s+(\d+):\s+(\d+)$", line)
         if m and interval:
-            out.append((int(m.group(2)) * interval / 1e6, int(m.group(3))))
+            thread = int(m.group(1))
+            k = seen.get(thread, 0)
+            seen[thread] = k + 1
+            cycle = (k + 1) * reduce_ if reduce_ else int(m.group(2))
+            out.append((cycle * interval / 1e6, int(m.group(3))))
     return start, out
 
 

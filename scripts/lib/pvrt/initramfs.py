@@ -19,7 +19,9 @@ import tempfile
 from pvrt import lock
 from pvrt.errors import PvrtError, entry
 
-PROGRAMS = ["cyclictest", "hackbench", "stress-ng"]
+# Program: the Debian package that has it.
+PROGRAMS = {"cyclictest": "rt-tests", "hackbench": "rt-tests", "stress-ng": "stress-ng",
+            "chrt": "util-linux"}
 BUSYBOX = "/bin/busybox"
 
 
@@ -79,7 +81,7 @@ def build(top, out):
     progs = []
     for prog in PROGRAMS:
         path = shutil.which(prog) or ""
-        need(path or f"/usr/bin/{prog}", "rt-tests" if prog != "stress-ng" else "stress-ng")
+        need(path or f"/usr/bin/{prog}", PROGRAMS[prog])
         progs.append(path)
     rtla = rtla_path()
     with tempfile.TemporaryDirectory(prefix="pvrt-initramfs-") as root:

@@ -440,9 +440,9 @@ PHASE_COLOURS = {"memory": "tab:blue", "file-io": "tab:green", "proc": "tab:oran
 
 
 def plot_over_time(rows, path, load):
-    """Worst latency of each cyclictest report window (-o 5000: about 1 s; the
-    windows end where cyclictest's SCHED_OTHER reader caught up), one panel
-    per variant (its first run), with the stress-set phases shaded."""
+    """Worst latency of each cyclictest report window (-o 5000: 5000 cycles,
+    1 s at -i 200, drawn at the window's end), one panel per variant (its
+    first run), with the stress-set phases shaded."""
     plt = _plt()
     if not plt:
         return None

@@ -40,7 +40,7 @@ import sys
 import threading
 import time
 
-from pvrt import (bench_ikt, bench_pv_mutex, boot, build, console, devices, experiment,
+from pvrt import (baseline, bench_ikt, bench_pv_mutex, boot, build, console, devices, experiment,
                   initramfs, lock, logs, report, tools, torture, tracelat)
 from pvrt.kunit import kunit_counts
 from pvrt.results import save
@@ -501,11 +501,28 @@ def main(argv=None):
                          " instead of allnoconfig")
     ap.add_argument("--resume", metavar="DIR", help="measure only what DIR's results.json lacks")
     ap.add_argument("--report", metavar="DIR", help="only redraw DIR's report and tables")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="compare with the saved run DIR: a regression verdict per kernel"
+                         " (Mann-Whitney U over the runs' max, p99.9, p99); with --report,"
+                         " compare two saved runs without measuring")
+    ap.add_argument("--baseline-as", metavar="HERE=THERE[,...]", default="",
+                    help="compare kernel HERE of this run with kernel THERE of the baseline"
+                         " (e.g. project=project-before)")
     ap.add_argument("--no-devices", action="store_true",
                     help="skip scripts/devices-check (the x86_64_defconfig device boot)")
     args = ap.parse_args(argv)
+    try:
+        args.baseline_map = dict(kv.split("=", 1) for kv in args.baseline_as.split(",") if kv)
+    except ValueError:
+        ap.error(f"--baseline-as {args.baseline_as!r}: want HERE=THERE[,HERE=THERE...]")
+    if args.baseline_map and not args.baseline:
+        ap.error("--baseline-as needs --baseline DIR")
+    base = read_baseline(args.baseline) if args.baseline else None
     if args.report:
-        return redraw(args.report)
+        rc = redraw(args.report)
+        if base:
+            rc |= compare_baseline(base, args.report, args.baseline_map)
+        return rc
     tools.require()
     args.seconds = args.seconds or (60 if args.full else 20)
     args.runs = args.runs or (3 if args.full else 1)
@@ -629,7 +646,36 @@ def main(argv=None):
         print()
         failed = devices.run(top, bdir, log=log)
     bad = [r for r in rows if r.get("problems")] + report.invalid_runs(rows)
-    return 1 if bad or failed or unmeasured or unjudged else 0
+    regressed = compare_baseline(base, results_dir, args.baseline_map) if base else 0
+    return 1 if bad or failed or unmeasured or unjudged or regressed else 0
+
+
+def read_baseline(results_dir):
+    """(rows, meta) of a saved run, or a clear error."""
+    path = os.path.join(results_dir, "results.json")
+    if not os.path.isfile(path):
+        raise ValidateError(f"--baseline {results_dir}: no results.json there")
+    return load_rows(path), read_meta(results_dir)
+
+
+def compare_baseline(base, results_dir, mapping):
+    """Print and save (baseline.json) the verdicts of RESULTS_DIR's run
+    against BASE; 1 when a kernel regressed, else 0."""
+    base_rows, base_meta = base
+    rows = load_rows(os.path.join(results_dir, "results.json"))
+    meta = read_meta(results_dir)
+    why = baseline.refusal(base_rows, base_meta, rows, meta)
+    if why:
+        raise ValidateError("--baseline: the runs are not comparable: " + "; ".join(why))
+    verdicts = baseline.compare(base_rows, rows, meta.get("load", DEFAULT_LOAD), mapping)
+    if not verdicts:
+        raise ValidateError("--baseline: no kernel of this run has valid runs in the baseline"
+                            " (--baseline-as HERE=THERE names another)")
+    print(f"\nAgainst the baseline (one-sided Mann-Whitney U over the runs,"
+          f" level {baseline.ALPHA} / {len(baseline.STATS)}):\n")
+    print(baseline.table(verdicts))
+    save(verdicts, os.path.join(results_dir, "baseline.json"))
+    return 1 if any(v["verdict"].startswith("regression") for v in verdicts) else 0
 
 
 def redraw(results_dir):

@@ -273,3 +273,31 @@ def test_chain_goal_is_the_bound_without_slack():
     (h,) = report.headline([chain_row(wait_max_us=48229 + 200, verdict="FAILURE",
                                       problems=["PVLOCK09: verdict FAILURE"])])
     assert h[3] == "missed: 20.0 x 2 T_sched over T_cs"
+
+
+def test_soak_plot_and_duration(tmp_path):
+    """--soak: one long run per kernel, every window's maximum kept and
+    drawn over hours with the running maximum (soak.png)."""
+    assert [validate.duration(x) for x in ("90", "600s", "30m", "2h")] == [90, 600, 1800, 7200]
+    for bad in ("0", "1d", "x", "-5m"):
+        with pytest.raises(Exception, match="want a duration"):
+            validate.duration(bad)
+    rows = []
+    for v, worst in (("stock", 900), ("project", 300)):
+        r = lat(v, 1, {10: 3000, worst: 1}, worst)
+        r["series"] = [(float(t), 10 + (worst - 10) * (t == 1800)) for t in range(1, 3601)]
+        rows.append(r)
+    paths = report.write(rows, {"load": "stress-set", "seconds": 3600, "runs": 1,
+                                "soak": 3600}, str(tmp_path))
+    assert os.path.getsize(paths["soak"]) > 10000
+    assert "Soak: window maxima and running maximum" in open(paths["report"]).read()
+    # Without --soak no soak plot.
+    (tmp_path / "x").mkdir()
+    assert "soak" not in report.write(rows, {"load": "stress-set"}, str(tmp_path / "x"))
+
+
+def test_soak_excludes_runs_and_seconds(capsys):
+    for extra in (["--runs", "3"], ["--seconds", "20"], ["--full"]):
+        with pytest.raises(SystemExit):
+            validate.main(["--soak", "1h", *extra])
+        assert "--soak is one run of DURATION per kernel" in capsys.readouterr().err

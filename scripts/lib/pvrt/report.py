@@ -528,6 +528,36 @@ def plot_chain(rows, path):
     return _save(plt, fig, path)
 
 
+def plot_soak(rows, path, load):
+    """OSADL-style long-run plot (scripts/validate --soak): per kernel, the
+    worst latency of every report window (points) and the running maximum
+    (line) over the hours of the run, log y, one axis for all kernels."""
+    plt = _plt()
+    runs = [r for r in latency_rows(rows, load) if r.get("series")]
+    if not plt or not runs:
+        return None
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    for r in runs:
+        xs = [t / 3600 for t, _ in r["series"]]
+        ys = [v for _, v in r["series"]]
+        running, worst = [], 0
+        for v in ys:
+            worst = max(worst, v)
+            running.append(worst)
+        c = colour(r["variant"])
+        ax.plot(xs, ys, linestyle="none", marker=".", markersize=2, color=c, alpha=0.4)
+        ax.plot(xs, running, drawstyle="steps-post", color=c,
+                label=f"{r['variant']} (max {r['max']} us)")
+    ax.set_yscale("log")
+    ax.set_xlabel("hours since cyclictest started")
+    ax.set_ylabel("latency (us)")
+    ax.set_title(f"soak under {load}: each window's maximum (dots) and the running maximum",
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    return _save(plt, fig, path)
+
+
 # --- Markdown ---------------------------------------------------------------------
 
 def provenance_lines(rows):
@@ -610,7 +640,8 @@ def markdown(rows, meta, plots):
         md += ["### Invalid runs", "", "Left out of every figure and goal above.", "",
                md_table(INVALID_HEAD, invalid_table(invalid)), ""]
     for key, title in (("histogram", "Histograms"), ("survival", "Survival function"),
-                       ("over_time", "Latency over time, stress-set phases shaded")):
+                       ("over_time", "Latency over time, stress-set phases shaded"),
+                       ("soak", "Soak: window maxima and running maximum")):
         if plots.get(key):
             md += [f"### {title}", "", f"![{key}]({os.path.basename(plots[key])})", ""]
     if rtla_table(rows):
@@ -685,6 +716,8 @@ def write(rows, meta, outdir):
              "over_time": plot_over_time(rows, os.path.join(outdir, "latency-over-time.png"),
                                          load),
              "chain": plot_chain(rows, os.path.join(outdir, "chain.png"))}
+    if meta.get("soak"):
+        plots["soak"] = plot_soak(rows, os.path.join(outdir, "soak.png"), load)
     ikt = [r for r in rows if r.get("kind") == "ikt"]
     if ikt:
         path = os.path.join(outdir, "irt.png")

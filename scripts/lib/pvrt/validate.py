@@ -460,6 +460,14 @@ def resume_refusal(results_dir, differ):
             " experiments: resume with the same options and tree, or start a new run")
 
 
+def duration(text):
+    """argparse type: 90, 600s, 30m, 2h -> seconds (at least 1)."""
+    m = re.fullmatch(r"(\d+)([smh]?)", text.strip())
+    if not m or int(m.group(1)) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: want a duration such as 600s, 30m or 1h")
+    return int(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
 def positive(text):
     """argparse type: an integer of at least 1 (0 is not "the default")."""
     try:
@@ -491,6 +499,10 @@ def main(argv=None):
     ap.add_argument("--seconds", type=positive, help="cyclictest duration per run"
                     " (default 20, --full 60)")
     ap.add_argument("--runs", type=positive, help="runs per kernel (default 1, --full 3)")
+    ap.add_argument("--soak", metavar="DURATION", type=duration,
+                    help="one run per kernel of DURATION (e.g. 1h, 30m, 600s) with every"
+                         " window's maximum kept and soak.png (maxima over time); hours of"
+                         " wall time per kernel under icount: not for CI")
     ap.add_argument("--load", default=DEFAULT_LOAD,
                     choices=["hackbench", "stress", "stress-set", "compile-find", "none"],
                     help=f"the main load (default {DEFAULT_LOAD})")
@@ -524,7 +536,10 @@ def main(argv=None):
             rc |= compare_baseline(base, args.report, args.baseline_map)
         return rc
     tools.require()
-    args.seconds = args.seconds or (60 if args.full else 20)
+    if args.soak and (args.full or args.seconds or args.runs):
+        ap.error("--soak is one run of DURATION per kernel: not with --full, --seconds"
+                 " or --runs")
+    args.seconds = args.soak or args.seconds or (60 if args.full else 20)
     args.runs = args.runs or (3 if args.full else 1)
     if not 1 <= args.jobs <= 8:
         ap.error("--jobs must be 1..8")
@@ -608,7 +623,7 @@ def main(argv=None):
                                                       (argv if argv is not None
                                                        else sys.argv[1:])),
             "variants": args.variants, "load": args.load, "seconds": args.seconds,
-            "runs": args.runs, "kernel_config": kc, "full": args.full,
+            "runs": args.runs, "kernel_config": kc, "full": args.full, "soak": args.soak,
             **experiment.tree_ids(tree)}
     if old_meta is not None:
         # The run keeps the record of how it started; each resumption is added.

@@ -401,3 +401,65 @@ def test_every_run_records_what_booted_and_summary_json_judges(validate_stub, tm
     assert {(r["variant"], r["valid"]) for r in summ["runs"]} == {("stock", True),
                                                                  ("project", False)}
     assert "summary for dashboards: " in out
+
+
+CONSOLE_TWO_CPUS = CONSOLE_OK.replace("# Min Latencies: 00008\n", "# Min Latencies: 00008 00009\n") \
+    .replace("# Avg Latencies: 00012\n", "# Avg Latencies: 00012 00011\n") \
+    .replace("# Max Latencies: 00310\n", "# Max Latencies: 00310 00090\n") \
+    .replace("# Histogram Overflows: 00000\n", "# Histogram Overflows: 00000 00000\n") \
+    .replace("000008 004000\n", "000008 004000 000000\n000009 000000 009999\n") \
+    .replace("000012 005999\n", "000012 005999 000000\n") \
+    .replace("000310 000001\n", "000090 000000 000001\n000310 000001 000000\n")
+
+
+def test_cpus_and_isolated_rigs(validate_stub, tmp_path):
+    """--cpus 1,2 --isolated: per kernel an -smp 1 run, an -smp 2 run with
+    a measuring thread per CPU, and an -smp 2 run with the last CPU
+    isolated; QEMU gets -smp N with -icount, the guest the thread layout,
+    the kernel the isolation; the table and the headline have a row per
+    set-up, each CPU's maximum in the run's column."""
+    rc, rows, out = validate_stub({"stock": CONSOLE_TWO_CPUS, "project": CONSOLE_TWO_CPUS},
+                                  "--cpus", "1,2", "--isolated")
+    assert rc == 0, out
+    assert sorted((r["variant"], r["rig"]) for r in rows) == [
+        ("project", "smp1"), ("project", "smp2"), ("project", "smp2-isolated"),
+        ("stock", "smp1"), ("stock", "smp2"), ("stock", "smp2-isolated")]
+    (rdir,) = (tmp_path / "build" / "report").iterdir()
+    logs = {r["rig"]: open(r["log"]).readline() for r in rows if r["variant"] == "project"}
+    assert "-smp 1 -icount" in logs["smp1"] and "-smp 2 -icount" in logs["smp2"]
+    assert "isolcpus=domain,managed_irq,1 irqaffinity=0" in logs["smp2-isolated"]
+    assert "isolcpus" not in logs["smp2"]
+    smp2 = next(r for r in rows if r["variant"] == "stock" and r["rig"] == "smp2")
+    assert [t["max"] for t in smp2["threads"]] == [310, 90]
+    assert smp2["samples"] == 20000
+    assert "project / stock PREEMPT" in out
+    for rig in ("smp2", "smp2-isolated"):
+        assert f"max latency under stress-set ({rig}): project / stock PREEMPT" in out
+    assert re.search(r"^stock \(smp2\) +stress-set +1 +20000 .* 310 \(per CPU 310/90\)$",
+                     out, re.M)
+    # Isolated: the figures of the thread on the isolated CPU.
+    assert re.search(r"^stock \(smp2-isolated\) +stress-set +1 +10000 .* 90 \(per CPU"
+                     r" 310/90\)$", out, re.M)
+
+
+def test_guest_asks_cyclictest_for_a_thread_per_cpu(tmp_path):
+    import shutil
+    import subprocess
+    busybox = shutil.which("busybox")
+    if not busybox:
+        pytest.skip("no busybox on this host")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "cyclictest").write_text(f"#!/bin/sh\necho \"$*\" >> {tmp_path}/args\n")
+    (bindir / "cyclictest").chmod(0o755)
+    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
+    for extra in ([], ["2"], ["2", "isolated"], ["4", "isolated"]):
+        subprocess.run([busybox, "sh", script, "1", "none", *extra], capture_output=True,
+                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
+                            "PVRT_LOAD_WORK": str(tmp_path / "w")}, timeout=60, check=False)
+    args = (tmp_path / "args").read_text().splitlines()
+    # Isolated too: a thread on every CPU (round-robin TCG serves a lone
+    # CPU's timer late); the host takes the isolated CPU's.
+    assert [a.split(" -D ")[0] for a in args] == [
+        "-m -p 99 -i 200", "-m -p 99 -i 200 -t 2 -a", "-m -p 99 -i 200 -t 2 -a",
+        "-m -p 99 -i 200 -t 4 -a"]

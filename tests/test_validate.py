@@ -31,7 +31,7 @@ def test_results_saved_after_each_run(tmp_path, monkeypatch):
     _no_build(monkeypatch, tmp_path)
     calls = []
 
-    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None):
+    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None, **rig):
         calls.append(variant)
         if len(calls) == 2:
             raise KeyboardInterrupt     # the user stops the second run
@@ -50,7 +50,7 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     _no_build(monkeypatch, tmp_path)
     calls = []
 
-    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None):
+    def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None, **rig):
         calls.append((variant, run_no))
         return _row(variant, load, run_no, 40 + run_no)
 

@@ -67,14 +67,14 @@ def compare(base_rows, new_rows, load, mapping=None):
     new = report.latency_rows(report.judge_load(new_rows), load)
     base = report.latency_rows(report.judge_load(base_rows), load)
     out = []
-    for variant in dict.fromkeys(r["variant"] for r in new):
+    for variant, rig in dict.fromkeys((r["variant"], report.rig_of(r)) for r in new):
         bvar = mapping.get(variant, variant)
-        xs = [r for r in new if r["variant"] == variant]
-        ys = [r for r in base if r["variant"] == bvar]
+        xs = [r for r in new if r["variant"] == variant and report.rig_of(r) == rig]
+        ys = [r for r in base if r["variant"] == bvar and report.rig_of(r) == rig]
         if not ys:
             continue
-        row = {"variant": variant, "baseline": bvar, "runs": len(xs), "base_runs": len(ys),
-               "stats": {}}
+        row = {"variant": variant + report._rig_label(rig), "baseline": bvar, "rig": rig,
+               "runs": len(xs), "base_runs": len(ys), "stats": {}}
         level = ALPHA / len(STATS)
         worse, better = [], []
         for key, name in STATS:

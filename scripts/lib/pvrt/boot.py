@@ -124,19 +124,23 @@ def extra_cpio(cmd_text, modroot, tmp):
     return out
 
 
-def qemu_args(kernel, initrd, append, smp, icount, memory, extra=()):
+def qemu_args(kernel, initrd, append, smp, icount, memory, extra=(), icount_cpus=1):
     args = [QEMU, "-M", "pc", "-cpu", "max", "-m", str(memory), "-bios", "qboot.rom",
             "-display", "none", "-monitor", "none", "-serial", "stdio", "-no-reboot",
             "-kernel", kernel, "-initrd", initrd, "-append", append]
     if icount:
-        args += ["-smp", "1", "-icount", "shift=2,sleep=off"]
+        # With -icount, TCG runs every vCPU in one host thread, round-robin:
+        # guest time stays instruction-counted and deterministic for any
+        # number of vCPUs.
+        args += ["-smp", str(icount_cpus), "-icount", "shift=2,sleep=off"]
     else:
         args += ["-smp", str(smp)]
     return args + list(extra)
 
 
 def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
-         append="", timeout=600, memory=1024, top=None, build_dir=None, qemu_extra=()):
+         append="", timeout=600, memory=1024, top=None, build_dir=None, qemu_extra=(),
+         icount_cpus=1):
     top = top or os.environ["PVRT_TOP"]
     build_dir = build_dir or os.environ["PVRT_BUILD"]
     if not os.path.isfile(kernel):
@@ -150,7 +154,8 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
             for part in (initrd, extra):
                 with open(part, "rb") as f:
                     out.write(f.read())
-        args = qemu_args(kernel, combined, cmdline.strip(), smp, icount, memory, qemu_extra)
+        args = qemu_args(kernel, combined, cmdline.strip(), smp, icount, memory, qemu_extra,
+                         icount_cpus)
         os.makedirs(os.path.dirname(os.path.abspath(log_path)), exist_ok=True)
         t0, timed_out = time.time(), False
         with open(log_path, "wb") as log:
@@ -191,7 +196,8 @@ def main(argv=None):
     ap.add_argument("--initrd", help="base initramfs (default: scripts/initramfs)")
     ap.add_argument("--cmd", required=True, help="shell command run in the guest")
     ap.add_argument("--append", default="", help="extra kernel parameters")
-    ap.add_argument("--smp", type=int, default=2)
+    ap.add_argument("--smp", type=int,
+                    help="vCPUs (default 2; with --icount 1, round-robin if more)")
     ap.add_argument("--icount", action="store_true", help="deterministic virtual time")
     ap.add_argument("--timeout", type=int, default=600)
     ap.add_argument("--log", help="console log (default: build/logs/boot-<time>.log)")
@@ -210,8 +216,10 @@ def main(argv=None):
     if not kernel:
         ap.error("--kernel or --variant is required")
     log = args.log or os.path.join(bdir, "logs", f"boot-{time.strftime('%H%M%S')}.log")
-    res = boot(kernel, args.cmd, log, args.initrd, modroot, args.smp, args.icount, append,
-               args.timeout, top=top, build_dir=bdir)
+    if args.smp is not None and not 1 <= args.smp <= 8:
+        ap.error("--smp must be 1..8")
+    res = boot(kernel, args.cmd, log, args.initrd, modroot, args.smp or 2, args.icount, append,
+               args.timeout, top=top, build_dir=bdir, icount_cpus=args.smp or 1)
     problems = res.problems()
     logs.logger("boot")(f"console log {log} ({res.seconds:.0f}s)")
     for p in problems:

@@ -256,6 +256,31 @@ def cyclictest(section_lines):
                    sum(meta["Avg"]) / len(meta["Avg"]), max(meta["Max"]))
 
 
+def cyclictest_threads(section_lines):
+    """Per measuring thread (cyclictest -t N: one per CPU), [Latency], from
+    the columns of the same histogram lines cyclictest() sums; [] for a
+    section it cannot read."""
+    cols, meta = {}, {}
+    for line in section_lines:
+        m = re.match(r"^(\d{6}) ((?:\d+\s*)+)$", line.strip())
+        if m:
+            for i, c in enumerate(m.group(2).split()):
+                if int(c):
+                    cols.setdefault(i, {})[int(m.group(1))] = int(c)
+            continue
+        m = re.match(r"^# (Min|Avg|Max) Latencies: ((?:\d+\s*)+)$", line.strip())
+        if m:
+            meta[m.group(1)] = [int(v) for v in m.group(2).split()]
+            continue
+        m = re.match(r"^# Histogram Overflows: ((?:\d+\s*)+)$", line.strip())
+        if m:
+            meta["Overflows"] = [int(v) for v in m.group(1).split()]
+    if not all(k in meta for k in ("Min", "Avg", "Max", "Overflows")):
+        return []
+    return [Latency(cols.get(i, {}), meta["Overflows"][i], meta["Min"][i], meta["Avg"][i],
+                    meta["Max"][i]) for i in range(len(meta["Max"]))]
+
+
 def load_work(section_lines):
     """What the load did, from guest/cyclictest-load's "# load work:" line:
     {kind: units} (hackbench runs, stress-set phases, compiled files, find

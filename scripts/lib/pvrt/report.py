@@ -19,6 +19,7 @@ import collections
 import json
 import math
 import os
+import re
 import statistics
 
 from pvrt import bench_ikt, console
@@ -43,10 +44,28 @@ LATENCY_REFS = (("stock", GOAL_STOCK, "stock PREEMPT"),
                  "stock PREEMPT with CONFIG_PCP_BATCH_SCALE_MAX=0 (stock-pcp0)"))
 
 
-def runs_of(rows, load=None):
-    """The cyclictest rows (kind "latency"), valid or not."""
+def runs_of(rows, load=None, rig=None):
+    """The cyclictest rows (kind "latency"), valid or not; with RIG, of
+    that set-up only (smp1, smp2, smp2-isolated: rig_of())."""
     return [r for r in rows if r.get("kind", "latency") == "latency"
-            and (load is None or r.get("load") == load)]
+            and (load is None or r.get("load") == load)
+            and (rig is None or rig_of(r) == rig)]
+
+
+def rig_of(row):
+    """The set-up a cyclictest run measured on: vCPUs and isolation (runs
+    from before --cpus are smp1)."""
+    return row.get("rig") or "smp1"
+
+
+def rigs(rows, load=None):
+    """The set-ups of ROWS' cyclictest runs, smp1 first, then by vCPUs."""
+    found = {rig_of(r) for r in runs_of(rows, load)}
+    return sorted(found, key=lambda g: (int(re.match(r"smp(\d+)", g).group(1)), g))
+
+
+def _rig_label(rig):
+    return "" if rig == "smp1" else f" ({rig})"
 
 
 def valid(row):
@@ -81,6 +100,7 @@ def judge_load(rows):
             r["load_problem"] = f"the load ({r['load']}) reported no work"
             continue
         others = [o["load_work"] for o in runs if o["load"] == r["load"]
+                  and rig_of(o) == rig_of(r)
                   and o["variant"] != r["variant"] and not o.get("problems")]
         short = []
         for kind in sorted(set().union(*others) if others else ()):
@@ -93,9 +113,9 @@ def judge_load(rows):
     return rows
 
 
-def latency_rows(rows, load=None):
+def latency_rows(rows, load=None, rig=None):
     """The valid cyclictest runs, the only ones any figure comes from."""
-    return [r for r in runs_of(rows, load) if valid(r)]
+    return [r for r in runs_of(rows, load, rig) if valid(r)]
 
 
 def invalid_runs(rows):
@@ -154,11 +174,12 @@ def _ratio(a, b):
 def headline(rows, load="stress-set"):
     """[(what, measured, goal, verdict)] for the goals of the issue."""
     out = []
-    pooled = pool(latency_rows(rows, load))
-    made = collections.Counter(r["variant"] for r in runs_of(rows, load))
-    for ref, limit, name in LATENCY_REFS:
-        if made["project"] and made[ref]:
-            out.append(_latency_goal(load, pooled, made, ref, limit, name))
+    for rig in rigs(rows, load):
+        pooled = pool(latency_rows(rows, load, rig))
+        made = collections.Counter(r["variant"] for r in runs_of(rows, load, rig))
+        for ref, limit, name in LATENCY_REFS:
+            if made["project"] and made[ref]:
+                out.append(_latency_goal(load, pooled, made, ref, limit, name, rig))
     for r in rows:
         if r.get("kind") == "chain" and r.get("lock") == "pv_mutex" and (
                 r.get("bound_us") or r.get("problems")):
@@ -191,7 +212,7 @@ def _ikt_goals(rows, load):
     return out
 
 
-def _latency_goal(load, pooled, made, ref, limit, name):
+def _latency_goal(load, pooled, made, ref, limit, name, rig="smp1"):
     """The headline row project / REF: the ratio of the median maxima of
     their valid runs, judged against LIMIT (None: no goal) only when every
     run made is valid."""
@@ -204,7 +225,7 @@ def _latency_goal(load, pooled, made, ref, limit, name):
                     f" {other['median_max']:.0f})")
     short = _not_enough({k: made[k] for k in ("project", ref)},
                         {k: p["runs"] for k, p in pooled.items()})
-    what = f"max latency under {load}: project / {name}"
+    what = f"max latency under {load}{_rig_label(rig)}: project / {name}"
     if limit is None:
         return (what, measured, "none: what the project gains beyond that option", short or "-")
     verdict = short or _verdict(ratio, limit, min(proj["runs"], other["runs"]))
@@ -311,17 +332,22 @@ def latency_table(rows):
     out = []
     loads = list(dict.fromkeys(r["load"] for r in latency_rows(rows)))
     for load in loads:
-        runs = latency_rows(rows, load)
-        for v, p in pool(runs).items():
-            out.append((v, load, p["runs"], p["samples"], p["min"], f"{p['avg']:.1f}", p["p99"],
-                        p["p999"], p["p9999"], p["p99999"], p["max"],
-                        " ".join(_run_max(r) for r in runs if r["variant"] == v)))
+        for rig in rigs(latency_rows(rows), load):
+            runs = latency_rows(rows, load, rig)
+            for v, p in pool(runs).items():
+                out.append((v + _rig_label(rig), load, p["runs"], p["samples"], p["min"],
+                            f"{p['avg']:.1f}", p["p99"], p["p999"], p["p9999"], p["p99999"],
+                            p["max"], " ".join(_run_max(r) for r in runs if r["variant"] == v)))
     return out
 
 
 def _run_max(r):
     """A run's maximum in the table, with a note when no sample of the run
-    lies within the histogram's range."""
+    lies within the histogram's range, and each CPU's maximum when the run
+    measured several."""
+    if r.get("threads"):
+        return (_run_max(dict(r, threads=None)) + " (per CPU "
+                + "/".join(str(t["max"]) for t in r["threads"]) + ")")
     if r.get("hist"):
         return str(r["max"])
     return f"{r['max']} (all {r['samples']} samples overflowed the histogram)"
@@ -382,9 +408,20 @@ COLOURS = {"stock": "tab:blue", "threadirqs": "tab:orange", "rt": "tab:green",
 _SPARE = ("tab:olive", "tab:gray", "black", "gold", "navy", "lime")
 
 
+def pool_labelled(rows, load):
+    """pool() per set-up: {"stock": ..., "stock (smp2)": ...}."""
+    out = {}
+    for rig in rigs(rows, load):
+        for v, p in pool(latency_rows(rows, load, rig)).items():
+            out[v + _rig_label(rig)] = p
+    return out
+
+
 def colour(name):
     """A kernel's colour in every plot: fixed for the known variants, one of
-    the spare ones (by name, stable across plots) for any other."""
+    the spare ones (by name, stable across plots) for any other; a set-up's
+    label ("stock (smp2)") takes its kernel's colour."""
+    name = name.split(" (")[0]
     if name in COLOURS:
         return COLOURS[name]
     return _SPARE[sum(map(ord, name)) % len(_SPARE)]
@@ -393,7 +430,7 @@ def colour(name):
 def plot_histograms(rows, path, load):
     """Pooled histogram per variant, log y."""
     plt = _plt()
-    pooled = pool(latency_rows(rows, load))
+    pooled = pool_labelled(rows, load)
     if not plt or not pooled:
         return None
     # 1 us buckets are sparse in the tail: sum them into 20 log-spaced bins
@@ -423,7 +460,7 @@ def plot_histograms(rows, path, load):
 def plot_survival(rows, path, load):
     """Fraction of samples above x, log-log, per variant."""
     plt = _plt()
-    pooled = pool(latency_rows(rows, load))
+    pooled = pool_labelled(rows, load)
     if not plt or not pooled:
         return None
     fig, ax = plt.subplots(figsize=(9, 4.8))
@@ -468,8 +505,8 @@ def plot_over_time(rows, path, load):
     firsts = {}
     for r in rows:
         if (r.get("series") and valid(r) and r.get("load", load) == load
-                and r["variant"] not in firsts):
-            firsts[r["variant"]] = r
+                and r["variant"] + _rig_label(rig_of(r)) not in firsts):
+            firsts[r["variant"] + _rig_label(rig_of(r))] = r
     if not firsts:
         return None
     # One y scale for every panel: the kernels compare at a glance.

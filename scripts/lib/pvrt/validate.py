@@ -110,17 +110,40 @@ def icount_guess(secs):
     return 6 * secs + 60
 
 
-def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None):
+def rig_name(cpus, isolated):
+    """The measurement set-up, as the table and the logs name it: smp1,
+    smp2, smp2-isolated."""
+    return f"smp{cpus}" + ("-isolated" if isolated else "")
+
+
+def isolation_cmdline(cpus):
+    """Kernel parameters that keep the last of CPUS CPUs for the measuring
+    thread, as real-time users deploy it: out of the scheduler's load
+    balancing and of managed interrupts' affinity, every other interrupt
+    (and so every IKT/threadirqs thread, which follows its interrupt's
+    affinity) on the others."""
+    last = cpus - 1
+    others = "0" if last == 1 else f"0-{last - 1}"
+    return [f"isolcpus=domain,managed_irq,{last}", f"irqaffinity={others}"]
+
+
+def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None, cpus=1,
+            isolated=False):
     """One cyclictest run: a row of kind "latency"."""
     var = build.Variant(variant, top)
     out = out or os.path.join(bdir, "out", var.build_name)
-    log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}.log")
-    res = boot.boot(build.kernel_image(out), f"cyclictest-load {secs} {load}", log_path,
-                    modroot=os.path.join(out, "modroot"), icount=True,
-                    append=" ".join(var.cmdline), timeout=secs * 20 + 600)
+    rig = rig_name(cpus, isolated)
+    log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}"
+                            + ("" if rig == "smp1" else f"-{rig}") + ".log")
+    cmd = f"cyclictest-load {secs} {load}" + (f" {cpus}" if cpus > 1 else "") \
+        + (" isolated" if isolated else "")
+    append = list(var.cmdline) + (isolation_cmdline(cpus) if isolated else [])
+    res = boot.boot(build.kernel_image(out), cmd, log_path,
+                    modroot=os.path.join(out, "modroot"), icount=True, icount_cpus=cpus,
+                    append=" ".join(append), timeout=cpus * secs * 20 + 600)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems(),
-           "provenance": provenance(res)}
+           "provenance": provenance(res), "cpus": cpus, "isolated": isolated, "rig": rig}
     ct = res.sections().get("cyclictest")
     # No figures without cyclictest's own section, finished and with
     # status 0: the run's problem says which it lacks.
@@ -132,7 +155,7 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None)
         row["problems"].append(f"cyclictest exited with rc={ct[0]}")
     else:
         try:
-            row.update(cyclictest_figures(ct[1], res.text))
+            row.update(cyclictest_figures(ct[1], res.text, isolated))
         except ValueError as e:
             # A console write into the section (a kernel message): this
             # run's problem, not the end of the other boots.
@@ -156,11 +179,19 @@ def sample_problems(row):
     return [] if row["samples"] else ["no samples"]
 
 
-def cyclictest_figures(section, text):
+def cyclictest_figures(section, text, isolated=False):
     """A latency row's figures from guest/cyclictest-load's section and the
-    console TEXT (the stress-set phases); ValueError if the section is unreadable."""
+    console TEXT (the stress-set phases); ValueError if the section is
+    unreadable.  ISOLATED: the figures are the last thread's, the one on
+    the isolated CPU."""
     lat = console.cyclictest(section)
     fig = dict(lat.row(), hist=lat.hist, load_work=console.load_work(section))
+    threads = console.cyclictest_threads(section)
+    if len(threads) > 1:
+        # One measuring thread per CPU: each CPU's own figures.
+        fig["threads"] = [dict(t.row(), thread=i) for i, t in enumerate(threads)]
+        if isolated:
+            fig.update(threads[-1].row(), hist=threads[-1].hist)
     start, fig["series"] = console.cyclictest_series(section)
     if start is not None:
         # Stress-set phases, in seconds since cyclictest started.
@@ -309,13 +340,18 @@ def plan(args, top, bdir, tree, outs, results_dir):
     comparable figures for every kernel."""
     jobs = []
     for run_no in range(1, args.runs + 1):
-        for v in args.variants:
-            jobs.append(Job(f"latency/{v}/{args.load}/{run_no}",
-                            f"{v}: cyclictest {args.seconds} s under {args.load}, run {run_no}",
-                            icount_guess(args.seconds),
-                            lambda v=v, n=run_no: [measure(top, bdir, tree, v, args.seconds,
-                                                           args.load, n, results_dir,
-                                                           outs[v])]))
+        for cpus, isolated in args.rigs:
+            rig = rig_name(cpus, isolated)
+            for v in args.variants:
+                # The -smp 1 rig keeps the keys of the runs before --cpus.
+                jobs.append(Job(f"latency/{v}/{args.load}/{run_no}"
+                                + ("" if rig == "smp1" else f"/{rig}"),
+                                f"{v}: cyclictest {args.seconds} s under {args.load}, run"
+                                f" {run_no}" + ("" if rig == "smp1" else f", {rig}"),
+                                cpus * icount_guess(args.seconds),
+                                lambda v=v, n=run_no, c=cpus, i=isolated: [
+                                    measure(top, bdir, tree, v, args.seconds, args.load, n,
+                                            results_dir, outs[v], cpus=c, isolated=i)]))
     for load in args.extra_loads:
         for v in args.variants:
             jobs.append(Job(f"latency/{v}/{load}/1",
@@ -460,6 +496,17 @@ def resume_refusal(results_dir, differ):
             " experiments: resume with the same options and tree, or start a new run")
 
 
+def cpu_list(text):
+    """argparse type: "1,2" -> [1, 2] (each 1..8)."""
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        vals = []
+    if not vals or any(not 1 <= v <= 8 for v in vals):
+        raise argparse.ArgumentTypeError(f"{text!r}: want vCPU counts 1..8, e.g. 1,2")
+    return list(dict.fromkeys(vals))
+
+
 def duration(text):
     """argparse type: 90, 600s, 30m, 2h -> seconds (at least 1)."""
     m = re.fullmatch(r"(\d+)([smh]?)", text.strip())
@@ -503,6 +550,13 @@ def main(argv=None):
                     help="one run per kernel of DURATION (e.g. 1h, 30m, 600s) with every"
                          " window's maximum kept and soak.png (maxima over time); hours of"
                          " wall time per kernel under icount: not for CI")
+    ap.add_argument("--cpus", default="1", type=cpu_list,
+                    help="comma-separated vCPU counts of the main load's runs (icount with N"
+                         " vCPUs, round-robin TCG: still deterministic), one measuring thread"
+                         " per CPU (default 1; --full: 1,2)")
+    ap.add_argument("--isolated", action="store_true",
+                    help="also, for each count above 1, the isolated-CPU set-up: the last CPU"
+                         " isolated (isolcpus=, irqaffinity=) for one measuring thread")
     ap.add_argument("--load", default=DEFAULT_LOAD,
                     choices=["hackbench", "stress", "stress-set", "compile-find", "none"],
                     help=f"the main load (default {DEFAULT_LOAD})")
@@ -541,6 +595,10 @@ def main(argv=None):
                  " or --runs")
     args.seconds = args.soak or args.seconds or (60 if args.full else 20)
     args.runs = args.runs or (3 if args.full else 1)
+    if args.full and args.cpus == [1]:
+        args.cpus = [1, 2]
+    args.rigs = [(n, False) for n in args.cpus] + [(n, True) for n in args.cpus
+                                                   if args.isolated and n > 1]
     if not 1 <= args.jobs <= 8:
         ap.error("--jobs must be 1..8")
     if args.kernel_config and not os.path.isfile(args.kernel_config):
@@ -624,6 +682,7 @@ def main(argv=None):
                                                        else sys.argv[1:])),
             "variants": args.variants, "load": args.load, "seconds": args.seconds,
             "runs": args.runs, "kernel_config": kc, "full": args.full, "soak": args.soak,
+            "rigs": [rig_name(c, i) for c, i in args.rigs],
             **experiment.tree_ids(tree)}
     if old_meta is not None:
         # The run keeps the record of how it started; each resumption is added.

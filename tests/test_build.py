@@ -130,3 +130,16 @@ def test_the_debug_twin_is_the_project_kernel_with_the_debug_fragments():
     assert twin.fragments == [f for f in project.fragments if f != build.BENCH_FRAGMENT] + \
         list(build.DEBUG_FRAGMENTS)
     assert "series-kunitconfigs" in twin.fragments      # the debug KUnit run boots it
+
+
+def test_a_base_target_for_variants_without_their_own(tmp_path):
+    """scripts/validate --base defconfig: every latency variant starts from
+    x86_64_defconfig (its own build directory); a variant with its own
+    base keeps it."""
+    top = os.path.join(os.path.dirname(__file__), "..")
+    v = build.Variant("stock", top, base_target="x86_64_defconfig")
+    assert v.base == "x86_64_defconfig" and v.out_name == "stock-x86_64_defconfig"
+    assert build.Variant("stock", top).base is None
+    assert build.Variant("stock", top).out_name == "stock"
+    dev = build.Variant("devices", top, base_target="x86_64_defconfig")
+    assert dev.base == "x86_64_defconfig" and dev.out_name == "devices"

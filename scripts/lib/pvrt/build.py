@@ -36,9 +36,12 @@ CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
 
 
 class Variant:
-    def __init__(self, name, top, base_config=None):
+    def __init__(self, name, top, base_config=None, base_target=None):
+        """BASE_TARGET (e.g. x86_64_defconfig): start from that make target
+        where the variant file names none (scripts/validate --base)."""
         self.name = name
         self.base_config = base_config
+        self.base_target = base_target
         path = os.path.join(top, "variants", name)
         if not os.path.isfile(path):
             known = sorted(n for n in os.listdir(os.path.join(top, "variants"))
@@ -68,6 +71,10 @@ class Variant:
                     self.base = val
                 else:
                     raise PvrtError(f"variants/{name}:{lineno}: unknown '{key}'")
+        if base_target and not self.base:
+            self.base = base_target
+        else:
+            self.base_target = None         # the variant's own base stands
 
     @property
     def build_name(self):
@@ -77,7 +84,7 @@ class Variant:
     def out_name(self):
         """The build directory's name under build/out."""
         if not self.base_config:
-            return self.name
+            return self.name + (f"-{self.base_target}" if self.base_target else "")
         with open(self.base_config, "rb") as f:
             return f"{self.name}-kc-{hashlib.sha256(f.read()).hexdigest()[:10]}"
 

@@ -653,7 +653,10 @@ def markdown(rows, meta, plots):
            f"- base: {meta.get('base', '-')}; series tip: {meta.get('tip', '-')}",
            f"- kernels: {', '.join(meta.get('variants', []))}"
            + (f"; built from KERNEL_CONFIG {meta['kernel_config']}"
-              if meta.get("kernel_config") else " (allnoconfig + the variant's fragments)"),
+              if meta.get("kernel_config") else
+              (" (x86_64_defconfig + the variant's fragments)"
+               if meta.get("base_config") == "defconfig"
+               else " (allnoconfig + the variant's fragments)")),
            "- clock: QEMU TCG `-smp 1 -icount shift=2,sleep=off`: instruction-counted latency."
            " Guest time follows executed instructions (4 ns each): memory, cache, atomics,"
            " speculation mitigations and device time cost nothing, and each iteration of a"

@@ -470,7 +470,7 @@ def print_summary(rows, meta, paths):
 
 # What a run's figures depend on: a resumed run measures with the same, or
 # its old and new runs would be pooled as one.
-RESUME_KEYS = ("load", "seconds", "kernel_config", "base", "tip")
+RESUME_KEYS = ("load", "seconds", "kernel_config", "base_config", "base", "tip")
 
 
 def read_meta(results_dir):
@@ -562,6 +562,10 @@ def main(argv=None):
                     help=f"the main load (default {DEFAULT_LOAD})")
     ap.add_argument("--jobs", type=int, default=2,
                     help="boots side by side (default 2; icount figures do not depend on it)")
+    ap.add_argument("--base", choices=["allnoconfig", "defconfig"], default="allnoconfig",
+                    help="what the latency variants start from: allnoconfig (default) or"
+                         " x86_64_defconfig, so that THP, swap, cgroups and netfilter paths"
+                         " are in the kernels measured (the variant's fragments on top)")
     ap.add_argument("--kernel-config", metavar="PATH",
                     help="build every variant from this .config (plus the variant's fragments)"
                          " instead of allnoconfig")
@@ -603,6 +607,9 @@ def main(argv=None):
         ap.error("--jobs must be 1..8")
     if args.kernel_config and not os.path.isfile(args.kernel_config):
         ap.error(f"--kernel-config {args.kernel_config}: no such file")
+    if args.kernel_config and args.base != "allnoconfig":
+        ap.error("--base and --kernel-config both say what the kernels start from: give one")
+    args.base_target = "x86_64_defconfig" if args.base == "defconfig" else None
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     for v in args.variants:
         build.Variant(v, top)           # fail early on a typo
@@ -618,6 +625,7 @@ def main(argv=None):
         results_dir = os.path.abspath(args.resume)
         old_meta = read_meta(results_dir)
         differ = resume_mismatch(old_meta, {"load": args.load, "seconds": args.seconds,
+                                            "base_config": args.base,
                                             "kernel_config": (os.path.abspath(args.kernel_config)
                                                               if args.kernel_config else None)})
         if differ:
@@ -650,7 +658,8 @@ def main(argv=None):
     for name in builds:
         key = f"build/{name}" + ("-kc" if kc else "")
         t = progress.start(key, f"build {name}" + (" from KERNEL_CONFIG" if kc else ""), 600)
-        outs[name] = build.build_variant(top, tree, build.Variant(name, top, base_config=kc),
+        outs[name] = build.build_variant(top, tree, build.Variant(name, top, base_config=kc,
+                                                                  base_target=args.base_target),
                                          log=log)
         progress.end(key, f"build {name}", t)
     for v in args.variants:
@@ -681,7 +690,8 @@ def main(argv=None):
                                                       (argv if argv is not None
                                                        else sys.argv[1:])),
             "variants": args.variants, "load": args.load, "seconds": args.seconds,
-            "runs": args.runs, "kernel_config": kc, "full": args.full, "soak": args.soak,
+            "runs": args.runs, "kernel_config": kc, "base_config": args.base,
+            "full": args.full, "soak": args.soak,
             "rigs": [rig_name(c, i) for c, i in args.rigs],
             **experiment.tree_ids(tree)}
     if old_meta is not None:

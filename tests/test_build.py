@@ -143,3 +143,9 @@ def test_a_base_target_for_variants_without_their_own(tmp_path):
     assert build.Variant("stock", top).out_name == "stock"
     dev = build.Variant("devices", top, base_target="x86_64_defconfig")
     assert dev.base == "x86_64_defconfig" and dev.out_name == "devices"
+    assert build.PRODUCT_FRAGMENT not in dev.fragments
+    # The product paths on top; THP everywhere but on PREEMPT_RT, which
+    # cannot have it.
+    assert v.fragments[-2:] == [build.PRODUCT_FRAGMENT, build.PRODUCT_THP_FRAGMENT]
+    rt = build.Variant("rt", top, base_target="x86_64_defconfig")
+    assert rt.fragments[-1] == build.PRODUCT_FRAGMENT

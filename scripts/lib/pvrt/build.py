@@ -35,6 +35,12 @@ from pvrt.errors import PvrtError, entry
 CONFIG_LINE = re.compile(r"^(CONFIG_\w+)=(.*)$|^# (CONFIG_\w+) is not set$")
 
 
+# Added to a variant built from a base target (scripts/validate --base).
+PRODUCT_FRAGMENT = "variants/fragments/product.config"
+PRODUCT_THP_FRAGMENT = "variants/fragments/product-thp.config"
+RT_FRAGMENT = "variants/fragments/preempt-rt.config"
+
+
 class Variant:
     def __init__(self, name, top, base_config=None, base_target=None):
         """BASE_TARGET (e.g. x86_64_defconfig): start from that make target
@@ -73,6 +79,9 @@ class Variant:
                     raise PvrtError(f"variants/{name}:{lineno}: unknown '{key}'")
         if base_target and not self.base:
             self.base = base_target
+            self.fragments.append(PRODUCT_FRAGMENT)
+            if RT_FRAGMENT not in self.fragments:
+                self.fragments.append(PRODUCT_THP_FRAGMENT)
         else:
             self.base_target = None         # the variant's own base stands
 

@@ -5,7 +5,7 @@
 #   make check      every check (what .ci/run calls); last line "N passed, N failed"
 #   make conversions  the lock conversions' evidence: advisor, latency, tracer, throughput
 
-.PHONY: all validate check setup export help conversions
+.PHONY: all validate check setup export help conversions latency-bisect
 all: help
 
 help:
@@ -31,6 +31,11 @@ conversions: setup
 	scripts/validate --variants $(CONVERSION_KERNELS) --runs 3 --seconds 60 --no-devices
 	scripts/trace-latency --variants project,project-noconv,stock --load stress-set
 	scripts/throughput --variants stock,rt,project,project-noconv --runs 5
+
+# GOOD=<commit> BAD=<commit>: the commit between them that made latency worse
+# (scripts/latency-bisect --help; BISECT_ARGS for the figure, load, threshold).
+latency-bisect: setup
+	scripts/latency-bisect $(GOOD) $(BAD) $(BISECT_ARGS)
 
 export:
 	scripts/export

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/latency-bisect: the commit that made a latency figure worse.
+
+Bisects the commits GOOD..BAD of a kernel tree (default: the workspace
+build/linux, the series applied on its base, one commit per patch) with the
+rig's deterministic instruction-counted runs as the test of each step:
+
+  1. GOOD and BAD are measured first: --runs cyclictest runs each, SECONDS
+     under LOAD, on -smp CPUS, the variant's kernel built from the commit.
+  2. A step is bad when its runs' FIGURE is worse than GOOD's: with
+     --threshold US, when the median of the runs' figure exceeds it; by
+     default by the statistical test of scripts/validate --baseline (a
+     one-sided Mann-Whitney U over the runs, level 0.05), so 5 runs per
+     step.  BAD must be bad and GOOD good, or the range holds no answer.
+  3. A commit that does not build, or whose runs are invalid (a splat, no
+     samples, a load that did no work: the validity gates of validate), is
+     skipped as `git bisect skip` skips; the search goes on around it.
+
+Each step builds incrementally in one build directory (ccache), in a
+separate checkout of the tree (build/bisect/linux), so the tree's own
+checkout is not touched.  Output: the first bad commit with the figure
+before and after it, and a log of every step (bisect.json and bisect.log
+under build/results/bisect-<time>/).
+
+  scripts/latency-bisect refs/pvrt/base HEAD                     # the series
+  scripts/latency-bisect v6.12.1 v6.12.9 --tree ~/src/linux --variant stock
+  scripts/latency-bisect A B --figure p99.99 --threshold 150 --runs 3
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from pvrt import baseline, build, experiment, lock, logs, report, validate
+from pvrt.errors import PvrtError, entry
+
+FIGURES = {"max": "max", "p99.99": "p9999", "p99.9": "p999", "p99": "p99"}
+SKIP = "skip"
+
+
+class BisectError(PvrtError):
+    pass
+
+
+def git(tree, *args):
+    return subprocess.run(["git", "-C", tree, *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def commits(tree, good, bad):
+    """The first-parent commits after GOOD up to BAD, oldest first."""
+    try:
+        git(tree, "merge-base", "--is-ancestor", good, bad)
+    except subprocess.CalledProcessError as e:
+        raise BisectError(f"{good} is not an ancestor of {bad} in {tree}") from e
+    out = git(tree, "rev-list", "--first-parent", "--reverse", f"{good}..{bad}")
+    return out.split() if out else []
+
+
+def figure_of(runs, key):
+    vals = [r[key] for r in runs if r.get(key) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def verdict(runs, good_runs, key, threshold, load):
+    """'good', 'bad' or SKIP for a step's runs against GOOD's."""
+    valid = report.latency_rows(report.judge_load(list(runs)), load)
+    if not valid or len(valid) < len(runs):
+        return SKIP
+    if threshold is not None:
+        return "bad" if figure_of(valid, key) > threshold else "good"
+    a = [r[key] for r in valid]
+    b = [r[key] for r in good_runs]
+    return "bad" if baseline._mwu_greater(a, b) < baseline.ALPHA else "good"
+
+
+def bisect(commits_, test, log):
+    """The first bad commit of COMMITS_ (oldest first; the last is known
+    bad, the one before the first known good) by TEST(commit) -> 'good',
+    'bad' or SKIP.  Returns (first bad commit, [commits skipped between
+    the last good and it]): with skips next to the answer, the answer is
+    the first of a range, as git bisect says "only skipped commits left"."""
+    lo, hi = -1, len(commits_) - 1          # lo: last known good index, hi: first known bad
+    skipped = set()
+    while hi - lo > 1:
+        cands = [i for i in range(lo + 1, hi) if i not in skipped]
+        if not cands:
+            break
+        mid = min(cands, key=lambda i: abs(i - (lo + hi) / 2))
+        v = test(commits_[mid])
+        log(f"step: {commits_[mid][:12]} {v}")
+        if v == SKIP:
+            skipped.add(mid)
+        elif v == "bad":
+            hi = mid
+        else:
+            lo = mid
+    return commits_[hi], [commits_[i] for i in range(lo + 1, hi) if i in skipped]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="scripts/latency-bisect", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("good", help="a commit whose latency is good")
+    ap.add_argument("bad", help="a later commit whose latency is worse")
+    ap.add_argument("--tree", help="kernel git tree (default: the workspace build/linux,"
+                                   " the series applied)")
+    ap.add_argument("--variant", default="project", help="variants/ file (default project)")
+    ap.add_argument("--figure", choices=list(FIGURES), default="max")
+    ap.add_argument("--threshold", type=float, metavar="US",
+                    help="bad when the runs' median figure exceeds US (default: the"
+                         " statistical test against GOOD's runs)")
+    ap.add_argument("--load", default=validate.DEFAULT_LOAD,
+                    choices=["hackbench", "stress", "stress-set", "compile-find", "none"])
+    ap.add_argument("--cpus", type=int, default=1, choices=range(1, 9), metavar="N")
+    ap.add_argument("--seconds", type=validate.positive, default=20)
+    ap.add_argument("--runs", type=validate.positive,
+                    help="runs per step (default 5; 3 with --threshold)")
+    args = ap.parse_args(argv)
+    runs = args.runs or (3 if args.threshold is not None else 5)
+    if args.threshold is None and runs < 4:
+        ap.error("the statistical test needs 4 runs per step or more to reach its level"
+                 " (or give --threshold)")
+    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
+    log = logs.logger("latency-bisect")
+    tree = os.path.abspath(args.tree) if args.tree else experiment.apply_tree(top, bdir, log)
+    build.Variant(args.variant, top)            # fail early on a typo
+    try:
+        good, bad = git(tree, "rev-parse", args.good), git(tree, "rev-parse", args.bad)
+    except subprocess.CalledProcessError as e:
+        raise BisectError(f"{tree}: unknown commit ({e.stderr.strip()})") from e
+    todo = commits(tree, good, bad)
+    if not todo:
+        raise BisectError(f"no commits between {args.good} and {args.bad}")
+    outdir = experiment.new_results_dir(bdir, "bisect-")
+    work = os.path.join(bdir, "bisect", "linux")
+    if not os.path.isdir(work):
+        os.makedirs(os.path.dirname(work), exist_ok=True)
+        subprocess.run(["git", "-C", tree, "worktree", "add", "--detach", work, good],
+                       check=True, capture_output=True)
+    out = os.path.join(bdir, "bisect", "out")
+    key = FIGURES[args.figure]
+    steps = []
+
+    def measure(commit):
+        subprocess.run(["git", "-C", work, "checkout", "-q", "--detach", commit], check=True)
+        subject = git(work, "log", "-1", "--format=%s")
+        step = {"commit": commit, "subject": subject, "runs": []}
+        steps.append(step)
+        try:
+            build.build_variant(top, work, build.Variant(args.variant, top), out, log=log)
+        except (subprocess.CalledProcessError, PvrtError) as e:
+            step["problem"] = f"does not build: {e}"
+            return step
+        for n in range(1, runs + 1):
+            step["runs"].append(validate.measure(top, bdir, work, args.variant, args.seconds,
+                                                 args.load, n, outdir, out, cpus=args.cpus))
+        step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
+        with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
+            json.dump(steps, f, indent=1)
+        return step
+
+    good_step = measure(good)
+    good_runs = report.latency_rows(report.judge_load(good_step["runs"]), args.load)
+    if good_step.get("problem") or len(good_runs) < runs:
+        raise BisectError(f"GOOD {args.good} does not give {runs} valid runs:"
+                          f" {good_step.get('problem') or 'see ' + outdir}")
+    good_step["verdict"] = "good"
+
+    def test(commit):
+        step = measure(commit)
+        step["verdict"] = SKIP if step.get("problem") else verdict(
+            step["runs"], good_runs, key, args.threshold, args.load)
+        log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
+            f" {step['verdict']}" + (f" ({step['problem']})" if step.get("problem") else ""))
+        return step["verdict"]
+
+    if test(bad) != "bad":
+        raise BisectError(f"BAD {args.bad} is not worse than GOOD by the test"
+                          f" ({args.figure}: {figure_of(good_runs, key)} us at GOOD,"
+                          f" {steps[-1].get('figure')} us at BAD): nothing to bisect")
+    first, skipped = bisect(todo, test, log)
+    by_commit = {s["commit"]: s for s in steps}
+    idx = todo.index(first)
+    before = good if idx == 0 else next(c for c in reversed(todo[:idx]) if c in by_commit
+                                        and by_commit[c].get("verdict") == "good")
+    lines = [f"first bad commit: {first[:12]} {by_commit[first]['subject']}",
+             f"  {args.figure} under {args.load}, -smp {args.cpus}, {runs} x {args.seconds} s"
+             f" (median): {by_commit[before]['figure']} us at {before[:12]}"
+             f" -> {by_commit[first]['figure']} us"]
+    if skipped:
+        lines.append("  commits before it that could not be tested (skipped): "
+                     + ", ".join(c[:12] for c in skipped))
+    lines.append("steps:")
+    lines += [f"  {s['commit'][:12]} {s.get('verdict'):5}"
+              f" {args.figure} {s.get('figure')}  {s['subject']}" for s in steps]
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(outdir, "bisect.log"), "w", encoding="utf-8") as f:
+        f.write(text + "\n")
+    with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
+        json.dump({"first_bad": first, "before": before, "skipped": skipped,
+                   "steps": steps}, f, indent=1)
+    print(f"results: {outdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    entry(lock.with_build_lock(main))

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/latency-bisect on a stub: a git tree whose commits a fake build
+and a fake cyclictest judge."""
+
+import os
+import subprocess
+
+import pytest
+
+from pvrt import latbisect, validate
+
+TOP = os.path.join(os.path.dirname(__file__), "..")
+
+
+def test_bisect_finds_the_first_bad_commit_around_skips():
+    seq = [f"c{i}" for i in range(10)]          # c6 is the first bad, c4 and c5 do not build
+    verdicts = {c: ("bad" if i >= 6 else "good") for i, c in enumerate(seq)}
+    verdicts.update(c4=latbisect.SKIP, c5=latbisect.SKIP)
+    tested = []
+
+    def test(c):
+        tested.append(c)
+        return verdicts[c]
+    first, skipped = latbisect.bisect(seq, test, lambda m: None)
+    assert first == "c6" and skipped == ["c4", "c5"]
+    assert len(tested) <= 6
+    verdicts.update(c4="good", c5="good")
+    assert latbisect.bisect(seq, verdicts.get, lambda m: None) == ("c6", [])
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A git tree of 8 commits: commit 5 makes the kernel slow, commit 3
+    does not build."""
+    t = tmp_path / "linux"
+    t.mkdir()
+
+    def git(*a):
+        subprocess.run(["git", "-C", str(t), *a], check=True, capture_output=True,
+                       env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t"))
+    git("init", "-q")
+    for i in range(8):
+        (t / "n").write_text(str(i))
+        if i == 3:
+            (t / "broken").write_text("")
+        if i == 4:
+            (t / "broken").unlink()
+        if i == 5:
+            (t / "slow").write_text("")
+        git("add", "-A")
+        git("commit", "-qm", f"patch {i}")
+    return t
+
+
+def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", TOP)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    built = []
+
+    def build_variant(top, work, variant, out, log=print):
+        built.append(open(os.path.join(work, "n")).read())
+        if os.path.exists(os.path.join(work, "broken")):
+            raise subprocess.CalledProcessError(2, "make")
+        return out
+
+    def measure(top, bdir, work, variant, secs, load, n, outdir, out, cpus=1, isolated=False):
+        slow = os.path.exists(os.path.join(work, "slow"))
+        mx = (900 if slow else 300) + 7 * n       # runs of one kernel vary a little
+        return {"kind": "latency", "variant": variant, "load": load, "run": n, "samples": 1000,
+                "min": 5, "avg": 9.0, "max": mx, "p99": 20, "p999": 40, "p9999": mx,
+                "hist": {10: 999, mx: 1}, "problems": [], "load_work": {"hackbench": 9}}
+    monkeypatch.setattr(latbisect.build, "build_variant", build_variant)
+    monkeypatch.setattr(latbisect.validate, "measure", measure)
+    rev = subprocess.run(["git", "-C", str(tree), "rev-list", "--reverse", "HEAD"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    rc = latbisect.main([rev[0], rev[7], "--tree", str(tree), "--seconds", "2"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert f"first bad commit: {rev[5][:12]} patch 5" in out
+    assert "max under stress-set, -smp 1, 5 x 2 s (median): 321 us at" in out
+    assert f"at {rev[4][:12]} -> 921 us" in out
+    # patch 3 did not build: skipped, not judged; the tree's checkout untouched.
+    assert "skip " in out and "patch 3" in out
+    assert open(tree / "n").read() == "7"
+    # With a threshold instead of the test, and 3 runs.
+    rc = latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"])
+    assert rc == 0 and f"first bad commit: {rev[5][:12]}" in capsys.readouterr().out
+
+
+def test_bad_input_is_refused_before_anything_is_built(tree, tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", TOP)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(latbisect.build, "build_variant",
+                        lambda *a, **k: pytest.fail("built"))
+    rev = subprocess.run(["git", "-C", str(tree), "rev-list", "--reverse", "HEAD"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    with pytest.raises(latbisect.BisectError, match="is not an ancestor"):
+        latbisect.main([rev[5], rev[2], "--tree", str(tree)])
+    with pytest.raises(latbisect.BisectError, match="unknown commit"):
+        latbisect.main(["nosuch", rev[2], "--tree", str(tree)])
+    with pytest.raises(SystemExit):
+        latbisect.main([rev[0], rev[2], "--tree", str(tree), "--runs", "3"])
+    with pytest.raises(Exception, match="no variant"):
+        latbisect.main([rev[0], rev[2], "--tree", str(tree), "--variant", "nosuch"])

@@ -62,5 +62,12 @@ def new_results_dir(bdir, prefix="", report_dir=False):
     """build/results/<prefix><time>/ (build/report/<time>/ with REPORT_DIR), created."""
     path = os.path.join(bdir, "report" if report_dir else "results",
                         prefix + time.strftime("%Y%m%d-%H%M%S"))
-    os.makedirs(path)
-    return path
+    # Two runs started in the same second get -2, -3...
+    for n in range(1, 100):
+        cand = path if n == 1 else f"{path}-{n}"
+        try:
+            os.makedirs(cand)
+            return cand
+        except FileExistsError:
+            continue
+    raise FileExistsError(path)

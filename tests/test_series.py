@@ -323,3 +323,23 @@ def test_reroll_writes_a_posting_with_the_range_diff(env):
     assert "Range-diff against v1:" in cover and "v2: reworked" in cover
     res = tool(env, "export", "--reroll", "2", ok=False)
     assert "exists" in res.stderr
+
+
+def test_in_tree_text_stands_alone(tmp_path):
+    """New kernel files and the lines hooks add are read after merge: they
+    may not name the series, a prep patch or the project's scripts.  The
+    queue as it is passes; planted references are each found."""
+    sys.path.insert(0, LIB)
+    from pvrt import series
+    top = os.path.join(os.path.dirname(__file__), "..")
+    assert series.out_of_tree_text(top, series.load(top)) == []
+    f = tmp_path / "x.c"
+    f.write_text("/* ok: a mutex */\n/* see the series' prep patch */\n"
+                 " * run scripts/lock-advisor to pick one\n")
+    p = series.Patch("p", "subject\n", [(str(f), "kernel/x.c")],
+                     "+++ b/kernel/Kconfig\n+\t  Added by the PV-RT series.\n"
+                     "+\t  Measured with make validate.\n-\t  the series\n", [])
+    found = series.out_of_tree_text("/", [p])
+    assert [x.split(": ")[0] + ": " + x.split(": ")[1] for x in found] == [
+        "kernel/x.c:2: names the series", "kernel/x.c:3: names an out-of-tree command",
+        "queue/p/hook.diff:2: names the series", "queue/p/hook.diff:3: names an out-of-tree command"]

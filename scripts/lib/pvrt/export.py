@@ -297,6 +297,11 @@ def main(argv=None):
             if problems:
                 print("\n".join(problems), file=sys.stderr)
                 raise PvrtError(f"{OUT_DIR}/ is stale: run scripts/export and commit")
+            stray = series.out_of_tree_text(top, series.load(top))
+            if stray:
+                print("\n".join(stray), file=sys.stderr)
+                raise PvrtError(f"{len(stray)} line(s) of in-tree text refer to the series or"
+                                " to the project's commands, which do not exist after merge")
             log(f"{OUT_DIR}/ matches the sources ({len(made)} patches)")
             return
         if os.path.isdir(outdir):

@@ -143,6 +143,44 @@ def load(top):
     return patches
 
 
+# --- text that must stand alone in the tree ---------------------------------
+
+# In-tree text (the new files, the lines the hooks add) is read after merge,
+# where no series, prep patch or project script exists.
+OUT_OF_TREE = [
+    (re.compile(r"\b(the|this|our) (PV-RT )?(patch )?series\b|\bPV-RT series\b", re.I),
+     "names the series"),
+    (re.compile(r"\bprep(aratory)? patch\b", re.I), "names a patch of the series"),
+    (re.compile(r"(?<![\w/.])scripts/(lock-advisor|bench-ikt|bench-pv-mutex|validate|torture|"
+                r"check|trace-latency|throughput|devices-check|boot|build|apply|export|"
+                r"latency-bisect|initramfs|setup)\b"), "names an out-of-tree command"),
+    (re.compile(r"\bmake (check|validate|conversions)\b"), "names an out-of-tree command"),
+]
+
+
+def out_of_tree_text(top, patches):
+    """["path:line: why: text"] for in-tree text of PATCHES (new files'
+    contents, hook lines added) that refers to the series or to the
+    project's own commands."""
+    found = []
+
+    def scan(where, lineno, line):
+        for rx, why in OUT_OF_TREE:
+            if rx.search(line):
+                found.append(f"{where}:{lineno}: {why}: {line.strip()}")
+                break
+    for p in patches:
+        for _repo_path, kpath in p.files:
+            with open(os.path.join(top, _repo_path), encoding="utf-8",
+                      errors="replace") as f:
+                for n, line in enumerate(f, 1):
+                    scan(kpath, n, line)
+        for n, line in enumerate(p.hook.splitlines(), 1):
+            if line.startswith("+") and not line.startswith("+++"):
+                scan(f"queue/{p.name}/hook.diff", n, line[1:])
+    return found
+
+
 # --- MAINTAINERS ------------------------------------------------------------
 
 def read_entry(top):

@@ -1032,6 +1032,54 @@ static void ikt_shared_unthreaded(struct kunit *test)
 	free_irq(irq, t);
 }
 
+/*
+ * A request with a handler and a thread function on a shared line whose
+ * first action is IRQF_NO_THREAD: forced threading would have given it a
+ * secondary thread; it keeps its handler in hard interrupt context and
+ * its thread function in its own thread, as without IKT.
+ */
+static void ikt_shared_unthreaded_thread_fn(struct kunit *test)
+{
+	struct ikt_test *t = test->priv, *u;
+	unsigned int irq = t->virq[0];
+	struct irq_desc *desc = irq_to_desc(irq);
+	const char *mode, *reason;
+	struct irqaction *b;
+
+	ikt_require_threading(test);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	init_completion(&u->primary_done);
+	init_completion(&u->thread_done);
+	init_completion(&u->thread_started);
+	init_completion(&u->release);
+	init_completion(&u->next_primary);
+	u->all_primaries_hard = true;
+
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED | IRQF_NO_THREAD,
+					  "ikt-kunit-shared-1", t), 0);
+	/* The first action is freed by the exit function. */
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
+						   IRQF_SHARED, "ikt-kunit-shared-2", u), 0);
+	b = ikt_action(irq)->next;
+	KUNIT_EXPECT_NULL(test, b->secondary);
+	KUNIT_EXPECT_NOT_NULL(test, b->thread);
+	raw_spin_lock_irq(&desc->lock);
+	mode = ikt_action_mode(desc, b, &reason);
+	raw_spin_unlock_irq(&desc->lock);
+	KUNIT_EXPECT_STREQ(test, mode, "hard");
+	KUNIT_EXPECT_STREQ(test, reason, "shared_hard");
+
+	KUNIT_EXPECT_EQ(test, irq_set_irqchip_state(irq, IRQCHIP_STATE_PENDING, true), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&u->thread_done, WAIT_LIMIT), 0);
+	KUNIT_EXPECT_TRUE(test, u->all_primaries_hard);
+	KUNIT_EXPECT_EQ(test, atomic_read(&u->primaries), 1);
+	KUNIT_EXPECT_PTR_EQ(test, u->thread.task, b->thread);
+	KUNIT_EXPECT_FALSE(test, u->thread.hardirq);
+	free_irq(irq, u);
+	free_irq(irq, t);
+}
+
 struct ikt_hog {
 	int cpu;
 	struct timer_list timer;
@@ -1344,6 +1392,7 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_wake_thread),
 	KUNIT_CASE(ikt_oneshot_shared),
 	KUNIT_CASE_PARAM(ikt_shared_unthreaded, ikt_shared_gen_params),
+	KUNIT_CASE(ikt_shared_unthreaded_thread_fn),
 	KUNIT_CASE(ikt_timer_under_hog),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),

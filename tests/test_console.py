@@ -128,8 +128,9 @@ IKT_REPORT = """\
     24 virtio0-req          threaded     180   80 -
     24 virtio0-req          threaded     181   80 secondary
      9 acpi                 hard           -    - ikt_off
-    30 gpio-edge            hard           -    - oneshot_unmasked
-    31 old-oneshot          hard           -    - oneshot
+    30 gpio-edge            hard           -    - oneshot_primary
+    31 old-oneshot          hard           -    - oneshot_unmasked
+    32 rtc0                 hard           -    - shared_hard
     25 hidden               threaded       -   50 -
      - ktimers/0            threaded      15    1 timer_softirq
 # not listed: architecture vectors that are not interrupt descriptors
@@ -140,8 +141,8 @@ IKT_REPORT = """\
 def test_ikt_report_rows_and_unjustified():
     rows = console.ikt_report(IKT_REPORT)
     # The ktimers row has no interrupt number: not an action row.
-    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9, 30, 31, 25]
-    assert rows[7]["pid"] is None and rows[7]["prio"] == 50
+    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9, 30, 31, 32, 25]
+    assert rows[8]["pid"] is None and rows[8]["prio"] == 50
     assert rows[0] == {"irq": 0, "action": "timer", "mode": "hard", "pid": None,
                        "prio": None, "reason": "timer"}
     assert rows[1]["pid"] == 173 and rows[1]["prio"] == 50 and rows[1]["reason"] is None

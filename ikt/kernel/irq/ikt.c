@@ -4,17 +4,15 @@
  * that run interrupt handlers, and the report of where each handler runs.
  *
  * IKT builds on genirq's forced threading (irq_setup_forced_threading())
- * and changes four things:
+ * and changes these things:
  *
  *  - Forced threading is the default (ikt=off restores the mainline
  *    default, threading only with "threadirqs").
- *  - The primary handler of an IRQF_ONESHOT request runs in the request's
- *    thread for every interrupt whose line the flow handler masked
- *    (ikt_defer_primary()): the line stays masked until the thread
- *    function has returned, so running the primary late loses nothing.
- *    On lines that are not masked (edge and simple flows, ONESHOT_SAFE
- *    chips such as PCI MSI) the primary stays in hard interrupt context,
- *    where it sees every interrupt, as the requester expects.
+ *  - A shared line whose actions are not threaded (IRQF_NO_THREAD,
+ *    IRQF_TIMER) keeps working: a later request on it stays in hard
+ *    interrupt context, and a later unthreaded request joins a line whose
+ *    actions are threaded (__setup_irq(), ikt_shared_oneshot()), where
+ *    forced threading alone would refuse it with -EBUSY.
  *  - Each interrupt's threads run at a SCHED_FIFO priority of its own:
  *
  *      1. the one set with /proc/irq/<N>/thread_priority, if any, else
@@ -39,23 +37,24 @@
  *   chained        a chained (demultiplexing) flow handler: it only
  *                  dispatches to the child interrupts, whose handlers are
  *                  threaded in turn
- *   oneshot_unmasked  the primary of an IRQF_ONESHOT request on a line the
- *                  flow does not keep masked while the thread runs
+ *   oneshot_primary  the primary handler of an IRQF_ONESHOT request with a
+ *                  thread function: request_threaded_irq() runs it in hard
+ *                  interrupt context, forced threading or not (its thread
+ *                  function runs in the request's thread)
  *   oneshot_no_thread_fn  an IRQF_ONESHOT request without a thread
  *                  function: it asked for its handler to run hard
- *   oneshot        with ikt=off, any IRQF_ONESHOT primary: mainline keeps
- *                  them hard
+ *   shared_hard    an ordinary request on a shared line whose actions are
+ *                  not threaded: it was left as requested, as without IKT
  *   ikt_off        booted with ikt=off and without threadirqs
  *
  * Architecture vectors that are not interrupt descriptors (the local APIC
  * timer, IPIs, irq_work, ...) always run in hard interrupt context and are
  * not listed.
  *
- * Context: a threaded primary handler (a plain request_irq() handler, or
- * a deferred IRQF_ONESHOT primary) runs as forced-threaded handlers do,
- * with bottom halves disabled and, without PREEMPT_RT, interrupts
- * disabled: it must not sleep.  Only a requester's thread function runs
- * preemptible, with interrupts enabled.
+ * Context: a threaded primary handler (a plain request_irq() handler)
+ * runs as forced-threaded handlers do, with bottom halves disabled and,
+ * without PREEMPT_RT, interrupts disabled: it must not sleep.  Only a
+ * requester's thread function runs preemptible, with interrupts enabled.
  *
  * Locking: ikt_prio_mutex orders a priority change against the start of a
  * thread, so that the last one to run applies the current setting;
@@ -275,7 +274,28 @@ void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
 
 /* The administrator's interface: /proc/irq/<N>/thread_priority, /proc/irq/ikt. */
 #if defined(CONFIG_PROC_FS) || IS_ENABLED(CONFIG_KUNIT)
-/* Lines whose handlers can never run in a thread of their own. */
+/*
+ * Whether @desc has actions and none has a thread: all its handlers run
+ * in hard interrupt context (IRQF_TIMER, IRQF_NO_THREAD, ONESHOT requests
+ * without a thread function, ikt=off), and so would a later request on a
+ * shared line of IRQF_NO_THREAD actions.  A priority would not be in
+ * effect.
+ */
+static bool ikt_desc_all_hard(struct irq_desc *desc)
+{
+	struct irqaction *action;
+
+	lockdep_assert_held(&desc->lock);
+	for_each_action_of_desc(desc, action)
+		if (action->thread || action->secondary)
+			return false;
+	return !!desc->action;
+}
+
+/*
+ * Lines whose handlers can never run in a thread of their own, and lines
+ * whose handlers all run in hard interrupt context.
+ */
 static bool ikt_desc_threadless(struct irq_desc *desc)
 {
 	unsigned long flags;
@@ -284,7 +304,8 @@ static bool ikt_desc_threadless(struct irq_desc *desc)
 	raw_spin_lock_irqsave(&desc->lock, flags);
 	ret = irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
 	      irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
-	      irq_is_nmi(desc) || !irq_settings_can_thread(desc);
+	      irq_is_nmi(desc) || !irq_settings_can_thread(desc) ||
+	      ikt_desc_all_hard(desc);
 	raw_spin_unlock_irqrestore(&desc->lock, flags);
 	return ret;
 }
@@ -443,39 +464,15 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_store(unsigned int irq, const char *str
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_thread_priority_store);
 
-/*
- * Whether the flow of @desc masks the line for every interrupt of the
- * IRQF_ONESHOT @action until its thread is done: level and fasteoi flows
- * on a chip that can mask, with IRQF_ONESHOT kept (@action->thread_mask;
- * an ONESHOT_SAFE chip drops the flag).
- */
-static bool ikt_flow_masks_oneshot(struct irq_desc *desc,
-				   struct irqaction *action)
-{
-	struct irq_chip *chip = irq_desc_get_chip(desc);
-	irq_flow_handler_t flow = desc->handle_irq;
-
-	if (!action->thread_mask || !chip || !chip->irq_mask)
-		return false;
-	if (flow == handle_level_irq || flow == handle_fasteoi_irq)
-		return true;
-#ifdef CONFIG_IRQ_FASTEOI_HIERARCHY_HANDLERS
-	if (flow == handle_fasteoi_ack_irq || flow == handle_fasteoi_mask_irq)
-		return true;
-#endif
-	return false;
-}
-
 /**
  * ikt_action_mode - where an action's primary handler runs, and why
  * @desc: the interrupt's descriptor, desc->lock held
  * @action: one of @desc's actions
  * @reason: set to why a "hard" handler is not threaded, else NULL
  *
- * For an IRQF_ONESHOT request IKT threads, "threaded" means the line's
- * flow masks it for every interrupt (level and fasteoi flows on a chip
- * that can mask); ikt_defer_primary() makes the same decision for each
- * interrupt.
+ * Decided from the action as __setup_irq() left it, which is what the
+ * flow handler runs: a primary handler replaced by forced threading runs
+ * in the thread, any other one in hard interrupt context.
  *
  * Return: "threaded", "hard" or "nested" (the handler runs in the thread
  * of the parent interrupt that demultiplexes it).
@@ -495,12 +492,6 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 		return "nested";
 	if (irq_action_primary_threaded(action))
 		return "threaded";
-	if (test_bit(IRQTF_IKT_PRIMARY, &action->thread_flags)) {
-		if (ikt_flow_masks_oneshot(desc, action))
-			return "threaded";
-		*reason = "oneshot_unmasked";
-		return "hard";
-	}
 
 	if (irq_is_nmi(desc))
 		*reason = "nmi";
@@ -515,13 +506,16 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 		*reason = "not_threadable";
 	else if (!force_irqthreads())
 		*reason = "ikt_off";
-	else
+	else if (test_bit(IRQTF_IKT_SHARED_HARD, &action->thread_flags))
+		*reason = "shared_hard";
+	else if (action->thread_fn)
 		/*
 		 * Forced threading skips only IRQF_ONESHOT requests here,
-		 * also those whose flag an ONESHOT_SAFE chip dropped since;
-		 * with IKT on, only those without a thread function.
+		 * also those whose flag an ONESHOT_SAFE chip dropped since.
 		 */
-		*reason = ikt_enabled ? "oneshot_no_thread_fn" : "oneshot";
+		*reason = "oneshot_primary";
+	else
+		*reason = "oneshot_no_thread_fn";
 	return "hard";
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_action_mode);

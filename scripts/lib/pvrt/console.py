@@ -404,10 +404,13 @@ def worst_sections(sections, top=10):
 
 
 # Why a handler may stay in hard interrupt context (Documentation/core-api/
-# irq/ikt.rst); "ikt_off" and "oneshot" (the ikt=off rules) and anything
-# unknown are not justified on a kernel booted with IKT on.
+# irq/ikt.rst): what mainline's forced threading keeps hard, and an ordinary
+# handler on a shared line whose handlers are not threaded; "ikt_off" (the
+# ikt=off rule) and anything unknown, such as the retired "oneshot_unmasked"
+# and "oneshot", are not justified on a kernel booted with IKT on.
 IKT_JUSTIFIED = frozenset({"timer", "nmi", "percpu", "no_thread", "not_threadable",
-                           "chained", "oneshot_unmasked", "oneshot_no_thread_fn"})
+                           "chained", "oneshot_primary", "oneshot_no_thread_fn",
+                           "shared_hard"})
 
 
 def ikt_report(section_lines):

@@ -3,7 +3,8 @@
  * KUnit tests for interrupt kernel threads (IKT): where handlers run, at
  * which priority and in which context, what an IRQF_ONESHOT request sees
  * on masked, edge, ONESHOT_SAFE and shared lines and from
- * irq_wake_thread(), whom an interrupt thread preempts, that timer_list
+ * irq_wake_thread(), that shared lines with unthreaded actions keep
+ * working, whom an interrupt thread preempts, that timer_list
  * timers run under a SCHED_FIFO hog, and what the priority file and the
  * report give whom.
  *
@@ -405,7 +406,10 @@ static void ikt_mode_desc(const struct ikt_mode_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(ikt_modes, ikt_mode_cases, ikt_mode_desc);
 
-/* IRQF_TIMER (and IRQF_NO_THREAD) handlers stay in hard interrupt context. */
+/*
+ * IRQF_TIMER (and IRQF_NO_THREAD) handlers stay in hard interrupt context,
+ * and their line refuses a thread priority: no thread exists or will.
+ */
 static void ikt_hard_handlers(struct kunit *test)
 {
 	const struct ikt_mode_case *c = test->param_value;
@@ -424,51 +428,106 @@ static void ikt_hard_handlers(struct kunit *test)
 	else
 		KUNIT_EXPECT_NULL(test, reason);
 	KUNIT_EXPECT_EQ(test, !ikt_action(irq)->thread, c->hardirq);
+	/* A priority for a line whose handlers all run hard is refused. */
+	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), c->hardirq ? -EINVAL : 0);
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_store(irq, "70"), c->hardirq ? -EINVAL : 0);
+	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, c->hardirq ? 0 : 70);
 	free_irq(irq, t);
 }
 
-/*
- * An IRQF_ONESHOT request on a level-triggered line: IKT runs the primary
- * handler in the thread, with interrupts off, then the thread function in
- * the same thread, preemptible, while the line stays masked; the line is
- * unmasked only when the thread function has returned.
- */
-static void ikt_oneshot_masked(struct kunit *test)
+/* The simulator's chip has no ack and no eoi: a chip for those flows. */
+static void ikt_chip_nop(struct irq_data *d)
 {
+}
+
+static struct irq_chip ikt_mask_chip = {
+	.name		= "ikt-kunit-mask",
+	.irq_mask	= ikt_chip_nop,
+	.irq_unmask	= ikt_chip_nop,
+	.irq_ack	= ikt_chip_nop,
+	.irq_eoi	= ikt_chip_nop,
+};
+
+struct ikt_flow_case {
+	const char *name;
+	irq_flow_handler_t flow;
+	struct irq_chip *chip;	/* NULL: the simulator's */
+	bool premask;		/* the line is masked when the interrupt comes */
+};
+
+static const struct ikt_flow_case ikt_flow_cases[] = {
+	{ "level", handle_level_irq, NULL, false },
+	{ "fasteoi", handle_fasteoi_irq, &ikt_mask_chip, false },
+	/* A second edge masks the line while the first one is handled. */
+	{ "edge, line masked", handle_edge_irq, &ikt_mask_chip, true },
+};
+
+static void ikt_flow_desc(const struct ikt_flow_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ikt_flows, ikt_flow_cases, ikt_flow_desc);
+
+/*
+ * The primary handler of an IRQF_ONESHOT request runs in hard interrupt
+ * context, as request_threaded_irq() promises, whatever the flow and
+ * whether or not the line is masked, and /proc/irq/ikt says so; the
+ * thread function runs in the request's thread, preemptible, while the
+ * line stays masked, and the line is unmasked when it has returned.
+ */
+static void ikt_oneshot_primary_hard(struct kunit *test)
+{
+	const struct ikt_flow_case *c = test->param_value;
 	struct ikt_test *t = test->priv;
-	unsigned int irq = t->virq[0];
+	unsigned int irq = t->virq[c->chip ? 1 : 0];
+	struct irq_desc *desc = irq_to_desc(irq);
 	struct irqaction *action;
+	const char *reason;
 
 	ikt_require_threading(test);
-	irq_set_handler(irq, handle_level_irq);
+	if (c->chip)
+		irq_set_chip(irq, c->chip);
+	irq_set_handler(irq, c->flow);
+	t->work_irq = irq;
 	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_wake_handler, ikt_thread_fn,
 						   IRQF_ONESHOT, "ikt-kunit-oneshot", t), 0);
 	action = ikt_action(irq);
 	KUNIT_EXPECT_NULL(test, action->secondary);
+	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "hard");
+	KUNIT_EXPECT_STREQ(test, reason, "oneshot_primary");
 
+	if (c->premask) {
+		raw_spin_lock_irq(&desc->lock);
+		mask_irq(desc);
+		raw_spin_unlock_irq(&desc->lock);
+	}
 	irq_work_queue(&t->level_work);
 	ikt_wait(test, &t->thread_done);
 	synchronize_irq(irq);
 
-	KUNIT_EXPECT_FALSE(test, t->primary.hardirq);
+	KUNIT_EXPECT_TRUE(test, t->primary.hardirq);
 	KUNIT_EXPECT_TRUE(test, t->primary.irqs_off);
-	KUNIT_EXPECT_PTR_EQ(test, t->primary.task, action->thread);
 	KUNIT_EXPECT_PTR_EQ(test, t->thread.task, action->thread);
 	KUNIT_EXPECT_FALSE(test, t->thread.hardirq);
 	KUNIT_EXPECT_FALSE(test, t->thread.irqs_off);
 	KUNIT_EXPECT_FALSE(test, t->thread.bh_off);
 	KUNIT_EXPECT_TRUE(test, t->masked_in_thread);
-	KUNIT_EXPECT_EQ(test, t->refire_ret, 0);
-	/* Raised at the chip while masked: not delivered, neither then nor now. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 1);
+	if (!c->chip) {
+		KUNIT_EXPECT_EQ(test, t->refire_ret, 0);
+		/* Raised at the chip while masked: not delivered, then or now. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 1);
+	}
 	KUNIT_EXPECT_FALSE(test, irqd_irq_masked(irq_get_irq_data(irq)));
 
-	/* Unmasked again: the next interrupt gets through. */
+	/* Unmasked again: the next interrupt gets through, to a hard primary. */
 	reinit_completion(&t->thread_done);
+	t->primary.hardirq = false;
 	irq_work_queue(&t->level_work);
 	ikt_wait(test, &t->thread_done);
 	synchronize_irq(irq);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 2);
+	KUNIT_EXPECT_TRUE(test, t->primary.hardirq);
 	free_irq(irq, t);
 }
 
@@ -707,8 +766,7 @@ static void ikt_fire_one(struct kunit *test, unsigned int irq)
  * handle_simple_irq() never masks): the primary runs in hard interrupt
  * context, once for every interrupt, also while the thread function is
  * still running, and a thread function that waits for its own next
- * primary gets it.  Threading the primary here would lose interrupts and
- * leave that thread function waiting forever.
+ * primary gets it.
  */
 static void ikt_oneshot_edge(struct kunit *test)
 {
@@ -721,7 +779,7 @@ static void ikt_oneshot_edge(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
 						   IRQF_ONESHOT, "ikt-kunit-edge", t), 0);
 	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "hard");
-	KUNIT_EXPECT_STREQ(test, reason, "oneshot_unmasked");
+	KUNIT_EXPECT_STREQ(test, reason, "oneshot_primary");
 
 	ikt_fire_one(test, irq);
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&t->thread_started, WAIT_LIMIT), 0);
@@ -740,10 +798,6 @@ static void ikt_oneshot_edge(struct kunit *test)
 }
 
 /* A chip like PCI-MSI's: IRQCHIP_ONESHOT_SAFE, nothing to mask. */
-static void ikt_chip_nop(struct irq_data *d)
-{
-}
-
 static struct irq_chip ikt_oneshot_safe_chip = {
 	.name		= "ikt-kunit-msi",
 	.irq_mask	= ikt_chip_nop,
@@ -769,7 +823,7 @@ static void ikt_oneshot_safe(struct kunit *test)
 						   IRQF_ONESHOT, "ikt-kunit-safe", t), 0);
 	KUNIT_EXPECT_EQ(test, ikt_action(irq)->thread_mask, 0);
 	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "hard");
-	KUNIT_EXPECT_STREQ(test, reason, "oneshot_unmasked");
+	KUNIT_EXPECT_STREQ(test, reason, "oneshot_primary");
 
 	irq_work_queue(&t->level_work);
 	ikt_wait(test, &t->thread_done);
@@ -794,7 +848,8 @@ static irqreturn_t ikt_checking_primary(int irq, void *dev_id)
 
 /*
  * irq_wake_thread() runs the requester's thread function, and only that,
- * also for an IRQF_ONESHOT request whose primary IKT threads.
+ * for an IRQF_ONESHOT request on a level-triggered line; an interrupt from
+ * the device goes through the primary, in hard interrupt context.
  */
 static void ikt_wake_thread(struct kunit *test)
 {
@@ -806,7 +861,7 @@ static void ikt_wake_thread(struct kunit *test)
 	irq_set_handler(irq, handle_level_irq);
 	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_checking_primary, ikt_edge_thread_fn,
 						   IRQF_ONESHOT, "ikt-kunit-wake", t), 0);
-	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "threaded");
+	KUNIT_EXPECT_STREQ(test, ikt_mode(irq, &reason), "hard");
 
 	irq_wake_thread(irq, t);
 	ikt_wait(test, &t->thread_done);
@@ -822,15 +877,16 @@ static void ikt_wake_thread(struct kunit *test)
 	synchronize_irq(irq);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->primaries), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->threads), 2);
-	KUNIT_EXPECT_FALSE(test, t->primary.hardirq);
+	KUNIT_EXPECT_TRUE(test, t->primary.hardirq);
 	KUNIT_EXPECT_FALSE(test, irqd_irq_masked(irq_get_irq_data(irq)));
 	free_irq(irq, t);
 }
 
 /*
  * Two IRQF_ONESHOT requests share a level-triggered line: each primary
- * runs in its own action's thread, and the line stays masked until the
- * last thread function has returned.
+ * runs in hard interrupt context, each thread function in its own
+ * action's thread, and the line stays masked until the last thread
+ * function has returned.
  */
 static void ikt_oneshot_shared(struct kunit *test)
 {
@@ -873,10 +929,153 @@ static void ikt_oneshot_shared(struct kunit *test)
 	synchronize_irq(irq);
 	KUNIT_EXPECT_FALSE(test, irqd_irq_masked(d));
 
-	KUNIT_EXPECT_FALSE(test, t->primary.hardirq);
-	KUNIT_EXPECT_FALSE(test, u->primary.hardirq);
-	KUNIT_EXPECT_PTR_EQ(test, t->primary.task, a->thread);
-	KUNIT_EXPECT_PTR_EQ(test, u->primary.task, b->thread);
+	KUNIT_EXPECT_TRUE(test, t->primary.hardirq);
+	KUNIT_EXPECT_TRUE(test, u->primary.hardirq);
+	KUNIT_EXPECT_PTR_EQ(test, t->thread.task, a->thread);
+	KUNIT_EXPECT_PTR_EQ(test, u->thread.task, b->thread);
+	free_irq(irq, u);
+	free_irq(irq, t);
+}
+
+struct ikt_shared_case {
+	const char *name;
+	unsigned long first, second;	/* request flags besides IRQF_SHARED */
+	const char *first_reason, *second_reason;	/* NULL: threaded */
+};
+
+/*
+ * request_irq() adds IRQF_COND_ONESHOT, which lets an unthreaded second
+ * request join a line forced threading made IRQF_ONESHOT; a second
+ * request through request_threaded_irq() without it is the case IKT must
+ * handle itself.
+ */
+static const struct ikt_shared_case ikt_shared_cases[] = {
+	{ "IRQF_NO_THREAD first", IRQF_NO_THREAD, IRQF_COND_ONESHOT, "no_thread", "shared_hard" },
+	{ "IRQF_NO_THREAD first, threaded API", IRQF_NO_THREAD, 0, "no_thread", "shared_hard" },
+	/* IRQF_NO_SUSPEND (in IRQF_TIMER) shares only with IRQF_COND_SUSPEND. */
+	{ "IRQF_TIMER first", IRQF_TIMER, IRQF_COND_SUSPEND | IRQF_COND_ONESHOT,
+	  "timer", "shared_hard" },
+	{ "IRQF_NO_THREAD second", 0, IRQF_NO_THREAD | IRQF_COND_ONESHOT, NULL, "no_thread" },
+	{ "IRQF_NO_THREAD second, threaded API", 0, IRQF_NO_THREAD, NULL, "no_thread" },
+};
+
+static void ikt_shared_desc(const struct ikt_shared_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(ikt_shared, ikt_shared_cases, ikt_shared_desc);
+
+static void ikt_expect_action(struct kunit *test, struct irqaction *action,
+			      struct ikt_test *t, const char *want_reason)
+{
+	struct irq_desc *desc = irq_to_desc(action->irq);
+	const char *mode, *reason;
+
+	raw_spin_lock_irq(&desc->lock);
+	mode = ikt_action_mode(desc, action, &reason);
+	raw_spin_unlock_irq(&desc->lock);
+	KUNIT_EXPECT_STREQ(test, mode, want_reason ? "hard" : "threaded");
+	if (want_reason)
+		KUNIT_EXPECT_STREQ(test, reason, want_reason);
+	KUNIT_EXPECT_EQ(test, !action->thread, !!want_reason);
+	KUNIT_EXPECT_GT_MSG(test, wait_for_completion_timeout(&t->primary_done, WAIT_LIMIT),
+			    0, "%s: the handler did not run", action->name);
+	KUNIT_EXPECT_EQ_MSG(test, t->primary.hardirq, !!want_reason, "%s", action->name);
+}
+
+/*
+ * A shared line with an action that is not threaded (IRQF_NO_THREAD,
+ * IRQF_TIMER) and an ordinary one, in either order: both requests
+ * succeed, as without IKT; the ordinary one stays in hard interrupt
+ * context on a line whose first action is not threaded, and is threaded
+ * on a line whose first action is.  Both handlers see the interrupt.
+ */
+static void ikt_shared_unthreaded(struct kunit *test)
+{
+	const struct ikt_shared_case *c = test->param_value;
+	struct ikt_test *t = test->priv, *u;
+	unsigned int irq = t->virq[0];
+	struct irqaction *a, *b;
+	int ret;
+
+	ikt_require_threading(test);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	init_completion(&u->primary_done);
+
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED | c->first,
+					  "ikt-kunit-shared-1", t), 0);
+	/* request_irq(), or request_threaded_irq() without a thread function. */
+	ret = request_threaded_irq(irq, ikt_handler, NULL, IRQF_SHARED | c->second,
+				   "ikt-kunit-shared-2", u);
+	/* The first action is freed by the exit function. */
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the second request on the shared line");
+	a = ikt_action(irq);
+	b = a->next;
+
+	KUNIT_EXPECT_EQ(test, irq_set_irqchip_state(irq, IRQCHIP_STATE_PENDING, true), 0);
+	ikt_expect_action(test, a, t, c->first_reason);
+	ikt_expect_action(test, b, u, c->second_reason);
+	/* Only hard handlers on the line: no priority to set. */
+	if (c->first_reason && c->second_reason)
+		KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), -EINVAL);
+	free_irq(irq, u);
+	free_irq(irq, t);
+
+	/* Alone on the line again, an ordinary request is threaded. */
+	reinit_completion(&t->primary_done);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED,
+					  "ikt-kunit-shared-1", t), 0);
+	ikt_fire(test, irq);
+	ikt_expect_action(test, ikt_action(irq), t, NULL);
+	free_irq(irq, t);
+}
+
+/*
+ * A request with a handler and a thread function on a shared line whose
+ * first action is IRQF_NO_THREAD: forced threading would have given it a
+ * secondary thread; it keeps its handler in hard interrupt context and
+ * its thread function in its own thread, as without IKT.
+ */
+static void ikt_shared_unthreaded_thread_fn(struct kunit *test)
+{
+	struct ikt_test *t = test->priv, *u;
+	unsigned int irq = t->virq[0];
+	struct irq_desc *desc = irq_to_desc(irq);
+	const char *mode, *reason;
+	struct irqaction *b;
+
+	ikt_require_threading(test);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	init_completion(&u->primary_done);
+	init_completion(&u->thread_done);
+	init_completion(&u->thread_started);
+	init_completion(&u->release);
+	init_completion(&u->next_primary);
+	u->all_primaries_hard = true;
+
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED | IRQF_NO_THREAD,
+					  "ikt-kunit-shared-1", t), 0);
+	/* The first action is freed by the exit function. */
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
+						   IRQF_SHARED, "ikt-kunit-shared-2", u), 0);
+	b = ikt_action(irq)->next;
+	KUNIT_EXPECT_NULL(test, b->secondary);
+	KUNIT_EXPECT_NOT_NULL(test, b->thread);
+	raw_spin_lock_irq(&desc->lock);
+	mode = ikt_action_mode(desc, b, &reason);
+	raw_spin_unlock_irq(&desc->lock);
+	KUNIT_EXPECT_STREQ(test, mode, "hard");
+	KUNIT_EXPECT_STREQ(test, reason, "shared_hard");
+
+	KUNIT_EXPECT_EQ(test, irq_set_irqchip_state(irq, IRQCHIP_STATE_PENDING, true), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&u->thread_done, WAIT_LIMIT), 0);
+	KUNIT_EXPECT_TRUE(test, u->all_primaries_hard);
+	KUNIT_EXPECT_EQ(test, atomic_read(&u->primaries), 1);
+	KUNIT_EXPECT_PTR_EQ(test, u->thread.task, b->thread);
+	KUNIT_EXPECT_FALSE(test, u->thread.hardirq);
 	free_irq(irq, u);
 	free_irq(irq, t);
 }
@@ -1187,11 +1386,13 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE_PARAM(ikt_prio_rules_parse, ikt_rules_gen_params),
 	KUNIT_CASE(ikt_runtime_prio),
 	KUNIT_CASE_PARAM(ikt_hard_handlers, ikt_modes_gen_params),
-	KUNIT_CASE(ikt_oneshot_masked),
+	KUNIT_CASE_PARAM(ikt_oneshot_primary_hard, ikt_flows_gen_params),
 	KUNIT_CASE(ikt_oneshot_edge),
 	KUNIT_CASE(ikt_oneshot_safe),
 	KUNIT_CASE(ikt_wake_thread),
 	KUNIT_CASE(ikt_oneshot_shared),
+	KUNIT_CASE_PARAM(ikt_shared_unthreaded, ikt_shared_gen_params),
+	KUNIT_CASE(ikt_shared_unthreaded_thread_fn),
 	KUNIT_CASE(ikt_timer_under_hog),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),

@@ -11,11 +11,18 @@ collecting, then T_sched from pi_football's wake-up pings, in the same boot.
 
 For every spinlock_t class (wait type "config" in /proc/lockdep, no read
 acquisitions) it prints acquisitions, contentions, p = contentions /
-acquisitions, the average and maximum hold time, the threshold of the seed's
-equation (5), T_cs > 4 T_sched p / (1 - p), with T_sched the mean wake-up
-to run of the same boot, how much of the worst preemption/interrupts-off
-sections of a trace (scripts/trace-latency, or a validate --full report) it
-is known to cause, and safety notes from lockdep's usage state:
+acquisitions and p+, its one-sided 95 % Clopper-Pearson upper bound, the
+average and maximum hold time, the threshold of the seed's equation (5),
+T_cs > 4 T_sched p+ / (1 - p+), with T_sched the mean wake-up to run of the
+same boot, how much of the worst preemption/interrupts-off sections of a
+trace (scripts/trace-latency, or a validate --full report) it is known to
+cause, and the verdict with its reasons.
+
+Safety is the static pass's (pvrt.lockscan): every acquisition site of the
+class in the sources, through wrappers, and the context each is taken in
+(process context, a plain RCU reader, atomic, or unknown).  One atomic site
+makes the class "unsafe", one unknown site "unknown"; neither is ever
+recommended.  Lockdep's usage state only adds reasons against a class:
 
   hardirq   taken in hard interrupt context (usage '-' or '?')
   softirq   taken in softirq context
@@ -23,26 +30,21 @@ is known to cause, and safety notes from lockdep's usage state:
   bh-off    only ever taken with bottom halves disabled (spin_lock_bh)
   nested    taken while a raw_spinlock_t, spinlock_t or rwlock_t is held
             (a distance-1 dependency in /proc/lockdep)
+  per-CPU   the class name says per-CPU data: "review"
 
-  per-CPU   the class name says per-CPU data ("pcp", "percpu", "cpu"):
-            such locks are usually taken with preemption disabled by hand or
-            by trylock from interrupt context, which lockdep does not record
-
-A class with any note but the last is "unsafe", one with only the last
-"review"; neither is ever recommended, whatever its numbers.  What lockdep cannot see (preemption disabled by hand, per-CPU
-data, a caller's task state, RCU read-side sections the lock implies) is
-for the conversion's review and for the lockdep boot of the converted
-kernel (a trylock in interrupt context, for one, sets no usage bit): the
-advisor says so under the table.  Lockdep's wait-type annotations
-(DEFINE_WAIT_OVERRIDE_MAP) are no locks and are left out.  A section is attributed to a
-class when one of the class's contention points in /proc/lock_stat is the
-section's caller or in its stack; classes never contended have no points,
-so the attribution is a lower bound.
+A run on one CPU (the guest's "cpus" section), or one that saw no
+contention at all, recommends nothing: p cannot be measured there.
+Lockdep's wait-type annotations (DEFINE_WAIT_OVERRIDE_MAP) are no locks and
+are left out; lock_stat's truncated class names are matched to lockdep's.
+A section is attributed to a class when one of the class's contention
+points in /proc/lock_stat is the section's caller or in its stack; classes
+never contended have no points, so the attribution is a lower bound.
 
   scripts/lock-advisor                               30 s of stress-set, project
   scripts/lock-advisor --secs 60 --load hackbench --top 40
   scripts/lock-advisor --input build/results/advisor-<time>/project.log
                                                      analyse a recorded boot again
+  scripts/lock-advisor --static '&info->lock'        every site of one class
 """
 
 import argparse
@@ -271,7 +273,8 @@ def static_verdict(res):
         return "unsafe", f"static: {len(dec)} of {len(sites)} sites in atomic context", dec
     if v == "unknown":
         dec = [r for r in sites if r["context"] == "unknown"]
-        why = res.get("reason") or f"{len(dec)} of {len(sites)} sites not classified"
+        why = res.get("reason") or (f"{len(dec)} of {len(sites)} sites not classified"
+                                    if sites else "no acquisition site found in the sources")
         return "unknown", f"static: {why}", dec
     if v == "rcu":
         dec = [r for r in sites if r["context"] == "rcu"]
@@ -378,10 +381,15 @@ def static_results(tree, classes, log_fn=None, budget=None):
     t0 = time.monotonic()
     out = {}
     cache = os.path.join(base.cache_dir(), "advisor")
+    done = {}
     for c in classes:
         if budget is not None and time.monotonic() - t0 > budget:
             break
-        out[c] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn)
+        tgt = lockscan.target_for(c)
+        key = tgt.name if tgt else c
+        if key not in done:
+            done[key] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn)
+        out[c] = dict(done[key], **{"class": c})
     return out
 
 

@@ -377,6 +377,10 @@ def test_static_rules_on_locks_of_our_own():
     late = lockscan.analyse_class(tree, "late_lock")
     assert late["verdict"] == "atomic"
     assert late["sites"][0]["reason"].startswith("nested in a spinlock_t (spin_lock()")
+    # a break can leave a loop with the lock held
+    found = lockscan.analyse_class(tree, "found_lock")
+    assert found["verdict"] == "atomic"
+    assert found["sites"][0]["reason"].startswith("nested in a spinlock_t (spin_lock()")
     timer = lockscan.analyse_class(tree, "bh_demo_lock")
     assert timer["sites"][0]["reason"] == "an interrupt or softirq callback (timer_setup())"
     # an rcu-only class passes only with everything else clean

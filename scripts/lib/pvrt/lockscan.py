@@ -586,6 +586,7 @@ class Scan:
         self.returns = []             # the state at each successful return
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
+        self.breaks = []              # what the breaks of each enclosing loop held
 
     def run(self):
         toks = self.f.toks
@@ -594,7 +595,12 @@ class Scan:
             self._expr(toks, 0, len(toks), st)
             self.end_state = st
             return self
-        _i, st, term = self._block(toks, 0, st)
+        # twice: the second pass knows what every goto, backward ones
+        # included, carries to its label
+        self._block(toks, 0, st)
+        self.sites, self.calls, self.returns, self.any_return = [], [], [], None
+        self.aliases, self.returns_lock = set(), False
+        _i, st, term = self._block(toks, 0, State())
         rets = list(self.returns)
         if not term:
             rets.append(st)
@@ -680,7 +686,7 @@ class Scan:
         if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
             self._expr(toks, i + 2, c, st)
-            j, s_body, _t = self._stmt(toks, c + 1, end, st.copy())
+            j, s_body = self._loop(toks, c + 1, end, st)
             return j, st.merge(s_body), False
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
@@ -693,7 +699,7 @@ class Scan:
             s_body.release(kinds)
             return j, st.merge(s_body), False
         if t == "do":
-            j, s_body, _t = self._stmt(toks, i + 1, end, st.copy())
+            j, s_body = self._loop(toks, i + 1, end, st)
             st = st.merge(s_body)
             if j < end and toks[j][0] == "while":
                 c = _match(toks, j + 1)
@@ -719,12 +725,14 @@ class Scan:
             if toks[j][0] == "{" and j > i and toks[j - 1][0] == ")" and t != "return":
                 # a loop macro: for_each_process(p) { ... }
                 self._expr(toks, i, j, st)
-                k, s_body, _t = self._stmt(toks, j, end, st.copy())
+                k, s_body = self._loop(toks, j, end, st)
                 return k, st.merge(s_body), False
             if toks[j][0] in "({[":
                 j = _match(toks, j)
             j += 1
         self._expr(toks, i, j, st)
+        if t == "break" and self.breaks:
+            self.breaks[-1] = self.breaks[-1].merge(st) if self.breaks[-1] else st.copy()
         if t == "goto" and i + 1 < j:
             lab = toks[i + 1][0]
             self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
@@ -736,6 +744,16 @@ class Scan:
             if not self._failure(val):
                 self.returns.append(st.copy())
         return j + 1, st, t in ("return", "goto", "break", "continue")
+
+    def _loop(self, toks, i, end, st):
+        """A loop or switch body at toks[i]: (end, state after it), with
+        what every break carries out of it."""
+        self.breaks.append(None)
+        j, s_body, _t = self._stmt(toks, i, end, st.copy())
+        brk = self.breaks.pop()
+        if brk is not None:
+            s_body = s_body.merge(brk)
+        return j, s_body
 
     def _failure(self, val):
         """Whether `return VAL` is a failure return, for a wrapper's net

@@ -4,7 +4,8 @@
  * is taken in process context (a system call), in a plain RCU reader, and
  * by demo_count() inside demo_drop(), which drops its caller's other_lock
  * around it.  late_lock is taken under other_lock, which a branch that
- * returns released; bh_demo_lock in a timer callback.
+ * returns released; bh_demo_lock in a timer callback; found_lock after a
+ * loop that a break may leave with other_lock held.
  */
 static DEFINE_SPINLOCK(demo_lock);
 static DEFINE_SPINLOCK(other_lock);
@@ -84,3 +85,25 @@ static int late_init(void)
 	return 0;
 }
 module_init(late_init);
+
+static DEFINE_SPINLOCK(found_lock);
+
+static void found_loop(struct demo *d)
+{
+	struct demo *p;
+
+	for_each_demo(p, d) {
+		spin_lock(&other_lock);
+		if (p->found)
+			break;
+		spin_unlock(&other_lock);
+	}
+	spin_lock(&found_lock);
+	spin_unlock(&found_lock);
+}
+
+SYSCALL_DEFINE1(advisor_found, struct demo *, d)
+{
+	found_loop(d);
+	return 0;
+}

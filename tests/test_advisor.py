@@ -411,3 +411,20 @@ def test_the_static_pass_on_the_real_tree():
                                             "chrdev_open"]
     assert {r["context"] for (f, _l), r in sites.items() if f == "chrdev_open"} == {"process"}
     assert res["verdict"] in ("atomic", "unknown")
+
+
+def test_the_static_command_prints_every_site(monkeypatch, tmp_path, capsys):
+    top = os.path.join(os.path.dirname(__file__), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
+    assert advisor.main(["--static", "mount_lock", "--static", "demo_lock", "--changelog",
+                         "--tree", TREE]) == 0
+    out = capsys.readouterr().out
+    assert "mount_lock (fs/namespace.c mount_lock): atomic, 1 sites" in out
+    assert "  fs/namespace.c:8 lock_mount_hash(): write_seqlock(&mount_lock)" in out
+    assert "      via demo_drop() <- demo_early() <- SYSCALL_DEFINE1()" in out
+    assert max(len(line) for line in out.splitlines()) <= 72
+    assert glob.glob(str(tmp_path / "results" / "static-*" / "static.json"))
+    with pytest.raises(PvrtError, match="no kernel tree"):
+        advisor.main(["--static", "mount_lock", "--tree", str(tmp_path / "none")])

@@ -530,6 +530,8 @@ def main(argv=None):
                     help="only the static pass: every acquisition site of CLASS (a lockdep"
                          " class name, e.g. '&info->lock', cdev_lock) and its context;"
                          " repeatable")
+    ap.add_argument("--changelog", action="store_true",
+                    help="with --static: the table wrapped for a commit message")
     ap.add_argument("--static-budget", type=int, default=900, metavar="SECONDS",
                     help="seconds of static pass over a run's classes; classes left"
                          " over stay unknown (default 900)")
@@ -550,7 +552,7 @@ def main(argv=None):
         tree = tree or default_tree(bdir)
         res = static_results(tree, args.static, log)
         for c in args.static:
-            print(lockscan.site_table(res[c]))
+            print(lockscan.site_table(res[c], width=72 if args.changelog else None))
             print()
         save(list(res.values()), os.path.join(experiment.new_results_dir(bdir, "static-"),
                                               "static.json"))

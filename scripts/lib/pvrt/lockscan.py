@@ -1231,18 +1231,31 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
     return out
 
 
-def site_table(res):
-    """Text table of one class's sites."""
-    lines = [f"{res['class']} ({res.get('target') or 'unbound'}): {res['verdict']}"
-             f" - {len(res['sites'])} sites, {res.get('files', 0)} files read,"
-             f" {res.get('seconds', 0)} s"]
+def site_table(res, width=None):
+    """Text table of one class's sites; WIDTH: wrapped for a changelog, the
+    chain by function names only."""
+    import textwrap
+
+    def wrap(text, indent):
+        if not width:
+            return [indent + text]
+        return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+    lines = wrap(f"{res['class']} ({res.get('target') or 'unbound'}): {res['verdict']},"
+                 f" {len(res['sites'])} sites, {res.get('files', 0)} files read,"
+                 f" {res.get('seconds', 0)} s", "")
     if res.get("reason"):
-        lines.append(f"  {res['reason']}")
+        lines += wrap(res["reason"], "  ")
     if res.get("wrappers"):
-        lines.append("  wrappers: " + ", ".join(f"{w}()" for w in res["wrappers"]))
+        lines += wrap("wrappers: " + ", ".join(f"{w}()" for w in res["wrappers"]), "  ")
     for r in res["sites"]:
-        lines.append(f"  {r['path']}:{r['line']} {r['function']}(): {r['call']}")
-        lines.append(f"      {r['context']}: {r['reason']}")
+        lines += wrap(f"{r['path']}:{r['line']} {r['function']}(): {r['call']}", "  ")
+        lines += wrap(f"{r['context']}: {r['reason']}", "      ")
         if len(r["chain"]) > 1:
-            lines.append("      via " + " <- ".join(r["chain"][1:]))
+            chain = r["chain"][1:]
+            if width:
+                chain = [c.split(" (")[0] + ("()" if not c.startswith("<") else "")
+                         for c in chain]
+            lines += wrap("via " + " <- ".join(chain), "      ")
     return "\n".join(lines)

@@ -381,6 +381,10 @@ def test_static_rules_on_locks_of_our_own():
     found = lockscan.analyse_class(tree, "found_lock")
     assert found["verdict"] == "atomic"
     assert found["sites"][0]["reason"].startswith("nested in a spinlock_t (spin_lock()")
+    # a callback registered at file scope counts as well as a direct call
+    tasklet = lockscan.analyse_class(tree, "tasklet_lock")
+    assert tasklet["verdict"] == "atomic"
+    assert set(tasklet["sites"][0]["contexts"]) == {"atomic", "process"}
     timer = lockscan.analyse_class(tree, "bh_demo_lock")
     assert timer["sites"][0]["reason"] == "an interrupt or softirq callback (timer_setup())"
     # an rcu-only class passes only with everything else clean

@@ -388,10 +388,13 @@ def functions(path, text):
     """The function definitions (and function-like macros) of one file."""
     toks, macros = tokenize(text)
     out = []
+    scope = []           # file-scope tokens: module_init(f), DECLARE_TASKLET(t, f), ...
     i, start = 0, 0
     while i < len(toks):
         t = toks[i][0]
         if t in (";", "}"):
+            if t == ";":
+                scope.extend(toks[start:i + 1])
             start = i + 1
         elif t in ("(", "["):
             i = _match(toks, i)
@@ -413,6 +416,8 @@ def functions(path, text):
                                 init=stype))
             i, start = end, end + 1
         i += 1
+    if scope:
+        out.append(Func("<file scope>", path, True, scope, scope[0][1], init=""))
     for name, defs in macros.items():
         for params, body, line in defs:
             out.append(Func(name, path, True, body, line, macro=True, params=params))
@@ -591,6 +596,10 @@ class Scan:
     def run(self):
         toks = self.f.toks
         st = State()
+        if self.f.init is not None:
+            # initializers and file scope take no lock; _refs() reads them
+            self.end_state = st
+            return self
         if self.f.macro:
             self._expr(toks, 0, len(toks), st)
             self.end_state = st
@@ -882,10 +891,13 @@ class Analysis:
 
     def _detect(self, fs):
         """Wrappers among FS: functions that return with the target (or
-        another lock, RCU, preemption/BH/IRQ state) held, and functions that
-        return the lock's address."""
-        for _round in range(3):
+        another lock, RCU, preemption/BH/IRQ state) held or released, and
+        functions that return the lock's address.  Repeated until nothing
+        changes (a wrapper of a wrapper), at most 4 rounds."""
+        names = {f.name for f in fs}
+        for _round in range(4):
             changed = False
+            found = {}
             for f in fs:
                 sc = self.scan(f)
                 if sc.returns_lock and f.name not in self.t.ptr_funcs:
@@ -900,13 +912,20 @@ class Analysis:
                     continue
                 acq = sorted(k for k in held if k != "self")
                 w = (acq, sorted(dropped), "self" in held)
-                old = self.wrappers.get(f.name)
+                old = found.get(f.name)
                 if old:
-                    # one name, several definitions: take every effect
+                    # one name, several definitions: every acquisition, the
+                    # releases they share
                     w = (sorted(set(old[0]) | set(acq)), sorted(set(old[1]) & set(w[1])),
                          old[2] or w[2])
-                if old != w:
-                    self.wrappers[f.name] = w
+                found[f.name] = w
+            for n in names:
+                if self.wrappers.get(n) != found.get(n) and \
+                        (n in found or self.wrappers.get(n) is not None):
+                    if n in found:
+                        self.wrappers[n] = found[n]
+                    else:
+                        del self.wrappers[n]
                     changed = True
             if not changed:
                 break

@@ -5,7 +5,8 @@
  * by demo_count() inside demo_drop(), which drops its caller's other_lock
  * around it.  late_lock is taken under other_lock, which a branch that
  * returns released; bh_demo_lock in a timer callback; found_lock after a
- * loop that a break may leave with other_lock held.
+ * loop that a break may leave with other_lock held; tasklet_lock in a
+ * function a system call calls and a file-scope DECLARE_TASKLET() runs.
  */
 static DEFINE_SPINLOCK(demo_lock);
 static DEFINE_SPINLOCK(other_lock);
@@ -105,5 +106,21 @@ static void found_loop(struct demo *d)
 SYSCALL_DEFINE1(advisor_found, struct demo *, d)
 {
 	found_loop(d);
+	return 0;
+}
+
+static DEFINE_SPINLOCK(tasklet_lock);
+
+static void tasklet_fn(struct tasklet_struct *t)
+{
+	spin_lock(&tasklet_lock);
+	spin_unlock(&tasklet_lock);
+}
+
+static DECLARE_TASKLET(demo_tasklet, tasklet_fn);
+
+SYSCALL_DEFINE0(advisor_tasklet)
+{
+	tasklet_fn(NULL);
 	return 0;
 }

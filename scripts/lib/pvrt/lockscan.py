@@ -208,23 +208,6 @@ PROCESS_OPS_BY_TYPE = {
     "fs_context_operations": {"get_tree", "reconfigure", "parse_param", "free"},
     "platform_driver": {"probe", "remove"}, "pci_driver": {"probe", "remove"},
 }
-_PROCESS_OPS_UNUSED = {
-    "open", "release", "read", "write", "read_iter", "write_iter", "llseek",
-    "unlocked_ioctl", "compat_ioctl", "mmap", "fsync", "fallocate", "flush",
-    "splice_read", "splice_write", "iterate_shared", "evict_inode", "destroy_inode",
-    "setattr", "getattr", "create", "lookup", "unlink", "mkdir", "rmdir", "rename",
-    "symlink", "link", "tmpfile", "mknod", "get_link", "listxattr", "write_begin",
-    "write_end", "writepage", "writepages", "read_folio", "readahead",
-    "migrate_folio", "error_remove_folio", "swap_activate", "statfs", "put_super",
-    "kill_sb", "fill_super", "init_fs_context", "get_tree", "reconfigure", "show_options",
-    "probe", "remove", "proc_open", "proc_read", "proc_write", "proc_release",
-    "proc_lseek", "proc_ioctl", "proc_read_iter", "show", "start", "next", "stop",
-    "fault", "page_mkwrite", "get_unmapped_area", "init", "exit", "exit_batch",
-    "pre_exit", "fileattr_get", "fileattr_set", "get_acl", "set_acl", "copy_file_range",
-    "remap_file_range", "poll", "fasync", "show_fdinfo", "alloc_inode",
-    "write_inode", "sync_fs", "freeze_fs", "unfreeze_fs", "shutdown", "show_path",
-    "get_inode_acl", "d_revalidate", "dir_release", "sysctl", "proc_handler",
-}
 
 
 class SourceError(Exception):
@@ -1237,9 +1220,6 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
                 return json.load(f)
     an = Analysis(tree, tgt, **kw)
     table = an.run()
-    for r in table:
-        if r["context"] == "atomic":
-            continue
     out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
            "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
            "files": an.files_read,

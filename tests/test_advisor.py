@@ -381,6 +381,9 @@ def test_static_rules_on_locks_of_our_own():
     found = lockscan.analyse_class(tree, "found_lock")
     assert found["verdict"] == "atomic"
     assert found["sites"][0]["reason"].startswith("nested in a spinlock_t (spin_lock()")
+    # a label after a continue is reached only by its gotos
+    after = lockscan.analyse_class(tree, "after_lock")
+    assert after["verdict"] == "process", after["sites"]
     # a callback registered at file scope counts as well as a direct call
     tasklet = lockscan.analyse_class(tree, "tasklet_lock")
     assert tasklet["verdict"] == "atomic"

@@ -43,7 +43,7 @@ import re
 import subprocess
 import time
 
-VERSION = 1
+VERSION = 2
 MAX_DEPTH = 8          # caller levels above a site's function
 MAX_SECONDS = 150      # of caller walking, per class
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
@@ -641,6 +641,11 @@ class Scan:
                 while j < end and toks[j][0] == ";":
                     j += 1
                 continue
+            lab = toks[j][0]
+            if term and j + 1 < end and toks[j + 1][0] == ":" and lab in self.labels \
+                    and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
+                # after a return, goto, break or continue only the gotos reach here
+                st = self.labels[lab].copy()
             j, st, term = self._stmt(toks, j, end, st)
         for kinds in guards:
             st.release(kinds)
@@ -723,7 +728,7 @@ class Scan:
                 j = _match(toks, j)
             j += 1
         self._expr(toks, i, j, st)
-        if t == "break" and self.breaks:
+        if t in ("break", "continue") and self.breaks:
             self.breaks[-1] = self.breaks[-1].merge(st) if self.breaks[-1] else st.copy()
         if t == "goto" and i + 1 < j:
             lab = toks[i + 1][0]

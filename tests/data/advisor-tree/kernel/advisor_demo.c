@@ -6,7 +6,9 @@
  * around it.  late_lock is taken under other_lock, which a branch that
  * returns released; bh_demo_lock in a timer callback; found_lock after a
  * loop that a break may leave with other_lock held; tasklet_lock in a
- * function a system call calls and a file-scope DECLARE_TASKLET() runs.
+ * function a system call calls and a file-scope DECLARE_TASKLET() runs;
+ * after_lock after a label that only an unlocked goto reaches (the loop
+ * of collapse_file() in mm/khugepaged.c).
  */
 static DEFINE_SPINLOCK(demo_lock);
 static DEFINE_SPINLOCK(other_lock);
@@ -123,4 +125,33 @@ SYSCALL_DEFINE0(advisor_tasklet)
 {
 	tasklet_fn(NULL);
 	return 0;
+}
+
+static DEFINE_SPINLOCK(after_lock);
+
+static int after_loop(struct demo *d)
+{
+	struct demo *p;
+
+	spin_lock(&other_lock);
+	for_each_demo(p, d) {
+		if (p->skip) {
+			spin_unlock(&other_lock);
+			goto out_skip;
+		}
+		continue;
+out_skip:
+		demo_value++;
+		goto out_unlocked;
+	}
+	spin_unlock(&other_lock);
+out_unlocked:
+	spin_lock(&after_lock);
+	spin_unlock(&after_lock);
+	return 0;
+}
+
+SYSCALL_DEFINE1(advisor_after, struct demo *, d)
+{
+	return after_loop(d);
 }

@@ -1259,7 +1259,10 @@ def site_table(res, width=None):
         if len(r["chain"]) > 1:
             chain = r["chain"][1:]
             if width:
+                # names only, but where the chain ends (the deciding caller)
                 chain = [c.split(" (")[0] + ("()" if not c.startswith("<") else "")
-                         for c in chain]
+                         for c in chain[:-1]] + [chain[-1].replace(" (", "() (", 1)
+                                                 if not chain[-1].startswith("<")
+                                                 else chain[-1]]
             lines += wrap("via " + " <- ".join(chain), "      ")
     return "\n".join(lines)

@@ -407,7 +407,7 @@ def test_a_class_the_pass_cannot_bind_is_unknown():
 
 
 def test_the_static_pass_on_the_real_tree():
-    """Slow (one to two minutes, so only with PVRT_SLOW_TESTS=1): the base
+    """Slow (33 s here, so only with PVRT_SLOW_TESTS=1): the base
     tree, when this machine has it."""
     if os.environ.get("PVRT_SLOW_TESTS") != "1":
         pytest.skip("slow: set PVRT_SLOW_TESTS=1")

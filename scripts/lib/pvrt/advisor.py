@@ -11,11 +11,18 @@ collecting, then T_sched from pi_football's wake-up pings, in the same boot.
 
 For every spinlock_t class (wait type "config" in /proc/lockdep, no read
 acquisitions) it prints acquisitions, contentions, p = contentions /
-acquisitions, the average and maximum hold time, the threshold of the seed's
-equation (5), T_cs > 4 T_sched p / (1 - p), with T_sched the mean wake-up
-to run of the same boot, how much of the worst preemption/interrupts-off
-sections of a trace (scripts/trace-latency, or a validate --full report) it
-is known to cause, and safety notes from lockdep's usage state:
+acquisitions and p+, its one-sided 95 % Clopper-Pearson upper bound, the
+average and maximum hold time, the threshold of the seed's equation (5),
+T_cs > 4 T_sched p+ / (1 - p+), with T_sched the mean wake-up to run of the
+same boot, how much of the worst preemption/interrupts-off sections of a
+trace (scripts/trace-latency, or a validate --full report) it is known to
+cause, and the verdict with its reasons.
+
+Safety is the static pass's (pvrt.lockscan): every acquisition site of the
+class in the sources, through wrappers, and the context each is taken in
+(process context, a plain RCU reader, atomic, or unknown).  One atomic site
+makes the class "unsafe", one unknown site "unknown"; neither is ever
+recommended.  Lockdep's usage state only adds reasons against a class:
 
   hardirq   taken in hard interrupt context (usage '-' or '?')
   softirq   taken in softirq context
@@ -23,35 +30,32 @@ is known to cause, and safety notes from lockdep's usage state:
   bh-off    only ever taken with bottom halves disabled (spin_lock_bh)
   nested    taken while a raw_spinlock_t, spinlock_t or rwlock_t is held
             (a distance-1 dependency in /proc/lockdep)
+  per-CPU   the class name says per-CPU data: "review"
 
-  per-CPU   the class name says per-CPU data ("pcp", "percpu", "cpu"):
-            such locks are usually taken with preemption disabled by hand or
-            by trylock from interrupt context, which lockdep does not record
-
-A class with any note but the last is "unsafe", one with only the last
-"review"; neither is ever recommended, whatever its numbers.  What lockdep cannot see (preemption disabled by hand, per-CPU
-data, a caller's task state, RCU read-side sections the lock implies) is
-for the conversion's review and for the lockdep boot of the converted
-kernel (a trylock in interrupt context, for one, sets no usage bit): the
-advisor says so under the table.  Lockdep's wait-type annotations
-(DEFINE_WAIT_OVERRIDE_MAP) are no locks and are left out.  A section is attributed to a
-class when one of the class's contention points in /proc/lock_stat is the
-section's caller or in its stack; classes never contended have no points,
-so the attribution is a lower bound.
+A run on one CPU (the guest's "cpus" section), or one that saw no
+contention at all, recommends nothing: p cannot be measured there.
+Lockdep's wait-type annotations (DEFINE_WAIT_OVERRIDE_MAP) are no locks and
+are left out; lock_stat's truncated class names are matched to lockdep's.
+A section is attributed to a class when one of the class's contention
+points in /proc/lock_stat is the section's caller or in its stack; classes
+never contended have no points, so the attribution is a lower bound.
 
   scripts/lock-advisor                               30 s of stress-set, project
   scripts/lock-advisor --secs 60 --load hackbench --top 40
   scripts/lock-advisor --input build/results/advisor-<time>/project.log
                                                      analyse a recorded boot again
+  scripts/lock-advisor --static '&info->lock'        every site of one class
 """
 
 import argparse
 import glob
 import json
+import math
 import os
 import re
+import time
 
-from pvrt import boot, build, console, experiment, lock, logs, tools
+from pvrt import base, boot, build, console, experiment, lock, lockscan, logs, tools
 from pvrt.errors import PvrtError, entry
 from pvrt.results import save
 
@@ -72,6 +76,11 @@ _CLASS = re.compile(r"^[0-9a-f]+(?: OPS:\s*\d+)? FD:\s*(\d+) BD:\s*(\d+) (\S{4})
 _EDGE = re.compile(r"^ -> \[[0-9a-f]+\] (.+)$")
 _PERCPU = re.compile(r"pcp|percpu|per_cpu|cpu_|_cpu|->cpu|\brq\b")
 _TSCHED = re.compile(r"T_sched max (\d+) us \(\d+ wake-ups per CPU, mean (\d+) ns\)")
+
+# the confidence of the upper bound of p that equation (5) is judged with
+P_CONFIDENCE = 0.95
+# /proc/lock_stat prints at most this many characters of a class name
+LOCK_STAT_NAME_MAX = 38      # lock_stats_show()'s namelen
 
 KIND = {"spin": "raw_spinlock_t", "config": "spinlock_t", "sleep": "sleeping lock",
         "free": "wait-free", "inv": "unchecked"}
@@ -197,39 +206,142 @@ def threshold_us(t_sched_us, p):
     return 4 * t_sched_us * p / (1 - p)
 
 
-def analyse(stats, deps, t_sched_ns, sections, top=25):
+def _binom_cdf(k, n, p):
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    if p <= 0:
+        return 1.0
+    if p >= 1:
+        return 1.0 if k >= n else 0.0
+    lp, lq = math.log(p), math.log1p(-p)
+    logt = n * lq                      # log P(X = 0)
+    total = math.exp(logt)
+    for i in range(k):
+        logt += math.log(n - i) - math.log(i + 1) + lp - lq
+        total += math.exp(logt)
+    return min(total, 1.0)
+
+
+def p_upper(contentions, acquisitions, conf=P_CONFIDENCE):
+    """One-sided Clopper-Pearson upper bound of p at CONF: the largest p
+    under which K or fewer contentions in N acquisitions still have
+    probability 1 - CONF (for 0 of N: 1 - (1 - CONF)^(1/N), about 3/N)."""
+    k, n = int(contentions), int(acquisitions)
+    if n <= 0:
+        return 1.0
+    if k >= n:
+        return 1.0
+    alpha = 1.0 - conf
+    if k == 0:
+        return 1.0 - alpha ** (1.0 / n)
+    lo, hi = k / n, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if _binom_cdf(k, n, mid) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def lock_stat_name(name):
+    """How /proc/lock_stat prints the lockdep class NAME ("base#version/sub"):
+    the base cut to 37 characters, 2 fewer for a version, 2 for a subclass
+    (lock_stats_show() in kernel/locking/lockdep_proc.c)."""
+    m = re.match(r"^(.*?)(#\d+)?(/\d+)?$", name)
+    base, ver, sub = m.group(1), m.group(2) or "", m.group(3) or ""
+    keep = LOCK_STAT_NAME_MAX - 1 - (2 if ver else 0) - (2 if sub else 0)
+    return base[:keep] + ver[:2] + sub[:2]
+
+
+def resolve_name(name, deps):
+    """The /proc/lockdep class of a /proc/lock_stat NAME, which lock_stat may
+    have truncated; None when it is missing or more than one class fits."""
+    if name in deps:
+        return name
+    cands = [d for d in deps if len(d) > len(name) and lock_stat_name(d) == name]
+    return cands[0] if len(cands) == 1 else None
+
+
+def static_verdict(res):
+    """(verdict, note, deciding sites) of a static-pass result."""
+    if res is None:
+        return "unknown", "static pass not run for this class", []
+    sites = res.get("sites", [])
+    v = res.get("verdict", "unknown")
+    if v == "atomic":
+        dec = [r for r in sites if r["context"] == "atomic"]
+        return "unsafe", f"static: {len(dec)} of {len(sites)} sites in atomic context", dec
+    if v == "unknown":
+        dec = [r for r in sites if r["context"] == "unknown"]
+        why = res.get("reason") or (f"{len(dec)} of {len(sites)} sites not classified"
+                                    if sites else "no acquisition site found in the sources")
+        return "unknown", f"static: {why}", dec
+    if v == "rcu":
+        dec = [r for r in sites if r["context"] == "rcu"]
+        return "ok", (f"static: all {len(sites)} sites in process context or plain RCU"
+                      " readers (needs the rtlock-style wait)"), dec
+    return "ok", f"static: all {len(sites)} sites in process context", []
+
+
+def analyse(stats, deps, t_sched_ns, sections, top=25, static=None, cpus=None):
     """Rank the spinlock_t classes: [{class, ..., verdict, notes}], best first,
-    and a count of the classes of each other kind that were taken."""
+    and a count of the classes of each other kind that were taken.
+
+    STATIC maps a class to its static-pass result (lockscan.analyse_class());
+    a class without one is never recommended.  The dynamic notes only add
+    reasons against a conversion.  Equation (5) is judged with the upper
+    bound of p, and only from a run with two CPUs or more (CPUS; None: the
+    run did not say, then some contention must have been seen at all)."""
+    static = static or {}
     t_sched_us = t_sched_ns / 1000.0
     total = sum(s["max_us"] for s in sections) or 0
+    any_contention = any(st["contentions"] for st in stats.values())
+    smp = cpus >= 2 if cpus is not None else any_contention
     rows, others = [], {}
-    for name, st in stats.items():
-        if not st["acquisitions"] or name not in deps:
+    for lname, st in stats.items():
+        if not st["acquisitions"]:
+            continue
+        name = resolve_name(lname, deps)
+        if name is None:
+            if len(lname) >= LOCK_STAT_NAME_MAX - 5:
+                # cut by lock_stat and not matched to one lockdep class
+                others["unmatched name"] = others.get("unmatched name", 0) + 1
             continue
         k = kind(deps[name], st)
         if k != "spinlock_t":
             others[k] = others.get(k, 0) + 1
             continue
         p = st["contentions"] / st["acquisitions"]
+        p_hi = p_upper(st["contentions"], st["acquisitions"])
         thr = threshold_us(t_sched_us, p)
+        thr_hi = threshold_us(t_sched_us, p_hi)
         notes = safety_notes(name, deps, stats)
+        sv, snote, deciding = static_verdict(static.get(name))
         cover = attribute(st["points"], sections)
-        if any(not n.startswith("per-CPU") for n in notes):
+        if sv == "unsafe" or any(not n.startswith("per-CPU") for n in notes):
             verdict = "unsafe"
+        elif sv == "unknown":
+            verdict = "unknown"
         elif notes:
             verdict = "review"
-        elif st["hold_avg"] > thr:
+        elif not smp:
+            verdict = "no SMP data"
+        elif st["hold_avg"] > thr_hi:
             verdict = "convert"
+        elif st["hold_avg"] > thr:
+            verdict = "uncertain (eq. 5)"
         else:
             verdict = "no gain (eq. 5)"
         rows.append({"class": name, "acquisitions": st["acquisitions"],
-                     "contentions": st["contentions"], "p": p,
+                     "contentions": st["contentions"], "p": p, "p_upper": p_hi,
                      "hold_avg_us": st["hold_avg"], "hold_max_us": st["hold_max"],
-                     "threshold_us": thr, "covers": cover,
+                     "threshold_us": thr, "threshold_upper_us": thr_hi, "covers": cover,
                      "covers_pct": 100.0 * sum(us for _i, us in cover) / total if total else 0.0,
-                     "usage": deps[name]["usage"], "verdict": verdict, "notes": notes,
+                     "usage": deps[name]["usage"], "verdict": verdict,
+                     "notes": notes + [snote], "static": sv, "deciding": deciding,
                      "points": st["points"]})
-    order = {"convert": 0, "no gain (eq. 5)": 1, "review": 2, "unsafe": 3}
+    order = {"convert": 0, "uncertain (eq. 5)": 1, "no gain (eq. 5)": 2, "no SMP data": 3,
+             "review": 4, "unknown": 5, "unsafe": 6}
     rows.sort(key=lambda r: (order[r["verdict"]], -r["covers_pct"], -r["hold_max_us"]))
     return rows[:top] if top else rows, others
 
@@ -237,25 +349,56 @@ def analyse(stats, deps, t_sched_ns, sections, top=25):
 def table(rows, t_sched, sections, others):
     mean_ns, max_us = t_sched
     lines = [f"T_sched (pi_football wake-up to run, same boot): mean {mean_ns / 1000:.1f} us,"
-             f" max {max_us} us; eq. (5): convert when T_cs (mean hold) > 4 T_sched p / (1 - p)",
+             f" max {max_us} us; eq. (5): convert when T_cs (mean hold) > 4 T_sched p / (1 - p)"
+             f" with p at its {P_CONFIDENCE:.0%} upper bound (p+)",
              f"worst sections considered: {len(sections)}",
              "",
-             f"{'#':>3}  {'class':34} {'acq':>8} {'cont':>6} {'p':>7} {'avg us':>8}"
-             f" {'max us':>8} {'eq5 us':>8} {'covers':>7}  {'verdict':16} notes"]
+             f"{'#':>3}  {'class':34} {'acq':>8} {'cont':>6} {'p':>7} {'p+':>7} {'avg us':>8}"
+             f" {'max us':>8} {'eq5 us':>8} {'covers':>7}  {'verdict':17} notes"]
     for i, r in enumerate(rows, 1):
         cov = f"{r['covers_pct']:.0f}%" if r["covers"] else "-"
         lines.append(f"{i:>3}  {r['class'][:34]:34} {r['acquisitions']:>8} {r['contentions']:>6}"
-                     f" {r['p']:>7.4f} {r['hold_avg_us']:>8.2f} {r['hold_max_us']:>8.2f}"
-                     f" {r['threshold_us']:>8.3f} {cov:>7}  {r['verdict']:16}"
-                     f" {'; '.join(r['notes']) or '-'}")
+                     f" {r['p']:>7.4f} {r['p_upper']:>7.4f} {r['hold_avg_us']:>8.2f}"
+                     f" {r['hold_max_us']:>8.2f} {r['threshold_upper_us']:>8.3f} {cov:>7}"
+                     f"  {r['verdict']:17} {'; '.join(r['notes']) or '-'}")
+        for d in r.get("deciding", [])[:3]:
+            lines.append(f"{'':5}{d['path']}:{d['line']} {d['function']}(): {d['context']}:"
+                         f" {d['reason']}" + (f" via {' <- '.join(d['chain'][1:])}"
+                                               if len(d["chain"]) > 1 else ""))
     lines.append("")
     lines.append("other classes taken: " + (", ".join(f"{n} {k}" for k, n in sorted(others.items()))
                                             or "none"))
-    lines.append("not visible to lockdep, for each conversion's review and the converted kernel's"
-                 " lockdep boot: preemption or interrupts disabled by hand around the lock,"
-                 " per-CPU data under it, a caller's task state, RCU read-side sections the"
-                 " lock implies.")
+    lines.append("a class is recommended only when the static pass (scripts/lock-advisor"
+                 " --static CLASS) found every acquisition site in process context or a"
+                 " plain RCU reader and lockdep saw nothing against it; the dynamic"
+                 " evidence never clears a static finding.")
     return "\n".join(lines)
+
+
+def static_results(tree, classes, log_fn=None, budget=None):
+    """{class: lockscan result} for CLASSES, cached per tree commit; classes
+    left when BUDGET seconds are spent get none (and so stay unknown)."""
+    t0 = time.monotonic()
+    out = {}
+    cache = os.path.join(base.cache_dir(), "advisor")
+    done = {}
+    for c in classes:
+        if budget is not None and time.monotonic() - t0 > budget:
+            break
+        tgt = lockscan.target_for(c)
+        key = tgt.name if tgt else c
+        if key not in done:
+            done[key] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn)
+        out[c] = dict(done[key], **{"class": c})
+    return out
+
+
+def default_tree(bdir):
+    """The workspace build/linux, else the base tree's git repository."""
+    work = os.path.join(bdir, "linux")
+    if os.path.isdir(work):
+        return lockscan.Tree(work)
+    return lockscan.Tree(base.base_repo(), base.BASE_REF)
 
 
 # --- the boot ---------------------------------------------------------------------
@@ -316,7 +459,30 @@ def newest_trace(bdir, variant):
     return None
 
 
-def analyse_text(text, sections, top):
+def parse_cpus(lines):
+    """The guest's online CPU count from the "cpus" section, or None."""
+    for line in lines:
+        m = re.match(r"^\s*cpus\s+(\d+)\s*$", line)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def candidates(stats, deps):
+    """The spinlock_t classes of a run that lockdep does not already rule out."""
+    out = []
+    for lname, st in stats.items():
+        name = resolve_name(lname, deps)
+        if not st["acquisitions"] or name is None or kind(deps[name], st) != "spinlock_t":
+            continue
+        if not any(not n.startswith("per-CPU") for n in safety_notes(name, deps, stats)):
+            out.append(name)
+    return out
+
+
+def analyse_text(text, sections, top, tree=None, static=None, log_fn=None, budget=None):
+    """Analyse a recorded boot; TREE: the sources for the static pass (or
+    STATIC, results already computed)."""
     secs = console.sections(text)
     missing = [s for s in ("lock_stat", "lockdep", "t_sched") if s not in secs]
     if missing:
@@ -328,8 +494,14 @@ def analyse_text(text, sections, top):
         raise PvrtError("empty /proc/lock_stat or /proc/lockdep in the boot's output")
     if t_sched is None:
         raise PvrtError("no T_sched line from pi_football in the boot's output")
-    rows, others = analyse(stats, deps, t_sched[0], sections, top)
+    cpus = parse_cpus(secs["cpus"][1]) if "cpus" in secs else None
+    if static is None and tree is not None:
+        static = static_results(tree, candidates(stats, deps), log_fn, budget)
+    rows, others = analyse(stats, deps, t_sched[0], sections, top, static=static, cpus=cpus)
     warnings = []
+    if cpus is not None and cpus < 2:
+        warnings.append(f"the run had {cpus} CPU: no contention can be measured, p is"
+                        " unknown and equation (5) recommends nothing")
     if any("lock debugging disabled" in line for line in secs["lock_stat"][1]):
         warnings.append("lockdep switched itself off during the boot (a lockdep report):"
                         " usage states and dependencies are incomplete")
@@ -351,10 +523,40 @@ def main(argv=None):
     ap.add_argument("--top", type=int, default=25, help="table rows (default 25; 0: all)")
     ap.add_argument("--input", metavar="LOG",
                     help="analyse this recorded console log instead of booting")
+    ap.add_argument("--tree", metavar="DIR[@REV]",
+                    help="the sources of the static pass: a kernel tree, or a git"
+                         " repository and revision (default: build/linux, else the base)")
+    ap.add_argument("--static", metavar="CLASS", action="append",
+                    help="only the static pass: every acquisition site of CLASS (a lockdep"
+                         " class name, e.g. '&info->lock', cdev_lock) and its context;"
+                         " repeatable")
+    ap.add_argument("--changelog", action="store_true",
+                    help="with --static: the table wrapped for a commit message")
+    ap.add_argument("--static-budget", type=int, default=900, metavar="SECONDS",
+                    help="seconds of static pass over a run's classes; classes left"
+                         " over stay unknown (default 900)")
     args = ap.parse_args(argv)
-    if args.secs < 1 or args.top < 0 or args.sections < 1:
-        ap.error("--secs and --sections must be at least 1, --top at least 0")
+    if args.secs < 1 or args.top < 0 or args.sections < 1 or args.static_budget < 0:
+        ap.error("--secs and --sections must be at least 1, --top and --static-budget"
+                 " at least 0")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
+    if args.tree:
+        path, _, rev = args.tree.partition("@")
+        try:
+            tree = lockscan.Tree(path, rev or None)
+        except lockscan.SourceError as e:
+            raise PvrtError(str(e)) from e
+    else:
+        tree = None
+    if args.static:
+        tree = tree or default_tree(bdir)
+        res = static_results(tree, args.static, log)
+        for c in args.static:
+            print(lockscan.site_table(res[c], width=72 if args.changelog else None))
+            print()
+        save(list(res.values()), os.path.join(experiment.new_results_dir(bdir, "static-"),
+                                              "static.json"))
+        return 0
     build.Variant(args.variant, top)    # refuses an unknown variant before any work
     trace = args.trace or newest_trace(bdir, args.variant)
     sections = load_sections(trace, args.variant, args.sections) if trace else []
@@ -370,7 +572,9 @@ def main(argv=None):
         res, log_path = boot_advisor(top, tree, args.variant, args.secs, args.load, results_dir)
         text = res.text
         problems = res.problems()
-    rows, others, t_sched, warnings = analyse_text(text, sections, args.top)
+    rows, others, t_sched, warnings = analyse_text(text, sections, args.top,
+                                                   tree=tree or default_tree(bdir),
+                                                   log_fn=log, budget=args.static_budget)
     problems += warnings
     print(f"lock advisor: {args.variant}, {args.load}; boot log {log_path}")
     print(f"worst sections from: {trace or 'none (run scripts/trace-latency first)'}")

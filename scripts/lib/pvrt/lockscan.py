@@ -1,0 +1,1268 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The lock advisor's static pass: every acquisition site of a lock class and
+the context it is taken in, read from the C sources.
+
+Why not Coccinelle: spatch matches one function at a time; classifying a
+site needs the callers' state at every call, transitively, across the tree,
+and Debian's coccinelle takes minutes per pattern on a 6.12 tree with two
+cores.  This pass instead reads only the files that name the lock, its
+wrappers and the functions on the way up, found with one `git grep -w` per
+caller level, and reads each function with a small C-aware scanner
+(comments, strings and preprocessor lines removed, statements and blocks
+followed, both sides of every #if read).  Its rules, and where it is
+deliberately pessimistic:
+
+- A site is a call of a spin_lock*/write_seqlock*/atomic_dec_and_lock()
+  ... API (or pv_spin_lock*) whose lock argument is the class's expression,
+  a local pointer assigned from it, or a call of a function that returns it
+  (pte_lockptr() for the page-table lock).  A function that returns with
+  the lock held (task_lock(), __pte_offset_map_lock(), lock_mount_hash())
+  is a wrapper: its callers are walked like any other.  The lock passed to a
+  function the pass does not know is an "unknown" site.
+- The state at a site is what is held on some path to it: spinlock_t,
+  raw_spinlock_t, rwlock_t, seqlock writers, local_lock_t, bit spinlocks,
+  preempt/BH/IRQ disabling, rcu_read_lock{,_bh,_sched}() and guard()s of
+  them, from the API names and a list of common wrappers (task_lock(),
+  lock_task_sighand(), pte_offset_map_lock(), ...).  Branches are merged by
+  taking the maximum, a release in a branch that returns does not count,
+  and a goto carries its state to its label.
+- A site whose own state is clean is classified by walking the callers of
+  its function (every `f(` in the tree; a static function's callers only in
+  its file): process context only at a syscall, an initcall, a work item or
+  kthread, or a file/inode/address-space/seq_file/pernet operation; an
+  interrupt or softirq context at a timer, RCU callback, tasklet or hard
+  interrupt handler; anything else (a function pointer with another
+  member, no caller found, the depth or budget exceeded) is unknown.
+- Unknown is never recommended, and any atomic context makes the class
+  unsafe, whatever the dynamic evidence says.
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+
+VERSION = 2
+MAX_DEPTH = 8          # caller levels above a site's function
+MAX_SECONDS = 150      # of caller walking, per class
+MAX_FUNCS = 1000       # functions whose callers are looked up, per class
+
+ATOMIC_KINDS = {
+    "spin": "nested in a spinlock_t", "raw": "nested in a raw_spinlock_t",
+    "rwlock": "nested in an rwlock_t", "seqw": "nested in a seqlock writer",
+    "local_lock": "nested in a local_lock_t", "bitspin": "nested in a bit spinlock",
+    "preempt": "preemption disabled", "irq": "interrupts disabled",
+    "bh": "bottom halves disabled", "rcu_bh": "in an rcu_read_lock_bh() reader",
+    "rcu_sched": "in an rcu_read_lock_sched() reader",
+}
+# What a context's category means for a conversion, worst first.
+ORDER = ("atomic", "unknown", "rcu", "process")
+
+_SUFFIX_KINDS = {"": [], "_irq": ["irq"], "_irqsave": ["irq"], "_bh": ["bh"],
+                 "_irqrestore": ["irq"]}
+_LOCK_API = [
+    (re.compile(r"^(raw_)?spin_(lock|trylock)(_nested|_nest_lock)?(_irq|_irqsave|_bh)?(_nested)?$"),
+     lambda m: ["raw" if m.group(1) else "spin"] + _SUFFIX_KINDS[m.group(4) or ""], 0),
+    (re.compile(r"^_raw_spin_(lock|trylock)(_irq|_irqsave|_bh)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(2) or ""], 0),
+    (re.compile(r"^pv_spin_(lock|trylock)(_nested)?$"), lambda m: ["spin"], 0),
+    (re.compile(r"^(read|write)_(lock|trylock)(_irq|_irqsave|_bh)?$"),
+     lambda m: ["rwlock"] + _SUFFIX_KINDS[m.group(3) or ""], 0),
+    (re.compile(r"^write_seqlock(_irq|_irqsave|_bh)?$"),
+     lambda m: ["seqw"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
+    (re.compile(r"^read_seqlock_excl(_irq|_irqsave|_bh)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
+    (re.compile(r"^xas?_lock(_irq|_irqsave|_bh)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
+    (re.compile(r"^local_lock(_irq|_irqsave)?$"),
+     lambda m: ["local_lock"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
+    (re.compile(r"^(_?atomic|refcount)_dec_and_lock(_irqsave)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(2) or ""], 1),
+]
+_UNLOCK_API = [
+    (re.compile(r"^(raw_)?spin_unlock(_irq|_irqrestore|_bh)?$"),
+     lambda m: ["raw" if m.group(1) else "spin"] + _SUFFIX_KINDS[m.group(2) or ""]),
+    (re.compile(r"^_raw_spin_unlock(_irq|_irqrestore|_bh)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""]),
+    (re.compile(r"^pv_spin_unlock$"), lambda m: ["spin"]),
+    (re.compile(r"^(read|write)_unlock(_irq|_irqrestore|_bh)?$"),
+     lambda m: ["rwlock"] + _SUFFIX_KINDS[m.group(2) or ""]),
+    (re.compile(r"^write_sequnlock(_irq|_irqrestore|_bh)?$"),
+     lambda m: ["seqw"] + _SUFFIX_KINDS[m.group(1) or ""]),
+    (re.compile(r"^read_sequnlock_excl(_irq|_irqrestore|_bh)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""]),
+    (re.compile(r"^xas?_unlock(_irq|_irqrestore|_bh)?$"),
+     lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""]),
+    (re.compile(r"^local_unlock(_irq|_irqrestore)?$"),
+     lambda m: ["local_lock"] + _SUFFIX_KINDS[m.group(1) or ""]),
+]
+# State changes that are no lock API of their own: (acquired, released).
+STATE_CALLS = {
+    "preempt_disable": (["preempt"], []), "preempt_enable": ([], ["preempt"]),
+    "preempt_disable_notrace": (["preempt"], []),
+    "preempt_enable_notrace": ([], ["preempt"]),
+    "preempt_enable_no_resched": ([], ["preempt"]),
+    "get_cpu": (["preempt"], []), "put_cpu": ([], ["preempt"]),
+    "get_cpu_var": (["preempt"], []), "put_cpu_var": ([], ["preempt"]),
+    "get_cpu_ptr": (["preempt"], []), "put_cpu_ptr": ([], ["preempt"]),
+    "local_irq_disable": (["irq"], []), "local_irq_enable": ([], ["irq"]),
+    "local_irq_save": (["irq"], []), "local_irq_restore": ([], ["irq"]),
+    "raw_local_irq_save": (["irq"], []), "raw_local_irq_restore": ([], ["irq"]),
+    "local_bh_disable": (["bh"], []), "local_bh_enable": ([], ["bh"]),
+    "local_lock_nested_bh": (["bh"], []), "local_unlock_nested_bh": ([], ["bh"]),
+    "rcu_read_lock": (["rcu"], []), "rcu_read_unlock": ([], ["rcu"]),
+    "rcu_read_lock_bh": (["rcu_bh"], []), "rcu_read_unlock_bh": ([], ["rcu_bh"]),
+    "rcu_read_lock_sched": (["rcu_sched"], []),
+    "rcu_read_unlock_sched": ([], ["rcu_sched"]),
+    "rcu_read_lock_sched_notrace": (["rcu_sched"], []),
+    "rcu_read_unlock_sched_notrace": ([], ["rcu_sched"]),
+    "write_seqcount_begin": (["preempt"], []), "write_seqcount_end": ([], ["preempt"]),
+    "raw_write_seqcount_begin": (["preempt"], []),
+    "raw_write_seqcount_end": ([], ["preempt"]),
+    "bit_spin_lock": (["bitspin"], []), "bit_spin_unlock": ([], ["bitspin"]),
+    "bit_spin_trylock": (["bitspin"], []), "__bit_spin_unlock": ([], ["bitspin"]),
+    "hlist_bl_lock": (["bitspin"], []), "hlist_bl_unlock": ([], ["bitspin"]),
+    # common wrappers of other locks (a wrapper defined in a file the pass
+    # reads is found by itself)
+    "task_lock": (["spin"], []), "task_unlock": ([], ["spin"]),
+    "lock_task_sighand": (["spin", "irq"], []),
+    "unlock_task_sighand": ([], ["spin", "irq"]),
+    "pte_offset_map_lock": (["rcu", "spin"], []),
+    "pte_unmap_unlock": ([], ["rcu", "spin"]),
+    "pte_offset_map": (["rcu"], []), "pte_unmap": ([], ["rcu"]),
+    "pmd_lock": (["spin"], []), "pud_lock": (["spin"], []),
+    "huge_pte_lock": (["spin"], []),
+    "lock_mount_hash": (["seqw"], []), "unlock_mount_hash": ([], ["seqw"]),
+    "bh_lock_sock": (["spin"], []), "bh_lock_sock_nested": (["spin"], []),
+    "bh_unlock_sock": ([], ["spin"]),
+    "task_rq_lock": (["raw", "irq"], []), "task_rq_unlock": ([], ["raw", "irq"]),
+    "lock_timer_base": (["raw", "irq"], []),
+    "folio_lruvec_lock_irq": (["spin", "irq"], []),
+    "folio_lruvec_lock_irqsave": (["spin", "irq"], []),
+    "unlock_page_lruvec_irq": ([], ["spin", "irq"]),
+    "unlock_page_lruvec_irqrestore": ([], ["spin", "irq"]),
+}
+GUARDS = {"spinlock": ["spin"], "spinlock_irq": ["spin", "irq"],
+          "spinlock_irqsave": ["spin", "irq"], "spinlock_bh": ["spin", "bh"],
+          "raw_spinlock": ["raw"], "raw_spinlock_irq": ["raw", "irq"],
+          "raw_spinlock_irqsave": ["raw", "irq"], "read_lock": ["rwlock"],
+          "write_lock": ["rwlock"], "write_lock_irq": ["rwlock", "irq"],
+          "write_lock_irqsave": ["rwlock", "irq"], "preempt": ["preempt"],
+          "preempt_notrace": ["preempt"], "irq": ["irq"], "irqsave": ["irq"],
+          "rcu": ["rcu"], "task_lock": ["spin"], "local_lock": ["local_lock"],
+          "local_lock_irqsave": ["local_lock", "irq"], "migrate": []}
+# Calls that name the lock without taking it.
+_NOT_ACQUIRE = re.compile(
+    r"^(spin_lock_init|pv_spin_lock_init|seqlock_init|rwlock_init|__?spin_lock_init|"
+    r"lockdep_\w+|\w*assert\w*|spin_is_locked|spin_is_contended|spin_unlock_wait|"
+    r"raw_spin_is_locked|rcu_dereference\w*|rcu_access_pointer|might_lock\w*|"
+    r"__cond_lock|read_seqbegin\w*|read_seqretry\w*|need_seqretry|done_seqretry|"
+    r"read_seqbegin_or_lock\w*|seqcount_\w*init|__acquires|__releases|__must_hold|"
+    r"WARN\w*|BUG\w*|lock_is_held\w*|sizeof|typeof|offsetof|container_of|"
+    r"list_\w+|hlist_\w+|INIT_\w+|memset|pr_\w+|printk|kfree\w*)$")
+_KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case",
+             "goto", "typeof", "__typeof__", "defined", "__attribute__", "asm",
+             "__asm__", "volatile", "_Static_assert", "static_assert"}
+# Where a function is called in process context, by the contract of the
+# registration call (argument index) or of the operation it is stored as.
+PROCESS_REG = {"INIT_WORK": 1, "INIT_DELAYED_WORK": 1, "DECLARE_WORK": 1,
+               "DECLARE_DELAYED_WORK": 1, "INIT_RCU_WORK": 1, "kthread_run": 0,
+               "kthread_create": 0, "kthread_create_on_node": 0, "kthread_run_on_cpu": 0,
+               "kthread_create_on_cpu": 0, "module_init": 0, "module_exit": 0,
+               "core_initcall": 0, "postcore_initcall": 0, "arch_initcall": 0,
+               "subsys_initcall": 0, "fs_initcall": 0, "device_initcall": 0,
+               "late_initcall": 0, "late_initcall_sync": 0, "rootfs_initcall": 0,
+               "early_initcall": 0, "pure_initcall": 0, "__initcall": 0,
+               "stop_machine": -1, "kthread_init_work": 1}
+ATOMIC_REG = {"timer_setup": 1, "call_rcu": 1, "call_rcu_hurry": 1, "tasklet_init": 1,
+              "tasklet_setup": 1, "DECLARE_TASKLET": 1, "DEFINE_TIMER": 1,
+              "request_irq": 1, "request_threaded_irq": 1, "devm_request_irq": 2,
+              "hrtimer_setup": 1, "kfree_rcu": -1, "smp_call_function": 0,
+              "smp_call_function_single": 1, "on_each_cpu": 0, "irq_work_init": 1}
+# Operations whose callers run in process context and may sleep, by the
+# struct they are stored in (the VFS, MM and driver-model contracts).
+_FOPS = {"open", "release", "read", "write", "read_iter", "write_iter", "llseek",
+         "unlocked_ioctl", "compat_ioctl", "mmap", "fsync", "fallocate", "flush",
+         "splice_read", "splice_write", "iterate_shared", "poll", "fasync",
+         "show_fdinfo", "copy_file_range", "remap_file_range", "get_unmapped_area"}
+PROCESS_OPS_BY_TYPE = {
+    "file_operations": _FOPS,
+    "proc_ops": {"proc_open", "proc_read", "proc_write", "proc_release", "proc_lseek",
+                 "proc_ioctl", "proc_read_iter", "proc_mmap", "proc_poll",
+                 "proc_get_unmapped_area", "proc_compat_ioctl"},
+    "inode_operations": {"setattr", "getattr", "create", "lookup", "unlink", "mkdir",
+                         "rmdir", "rename", "symlink", "link", "tmpfile", "mknod",
+                         "listxattr", "fileattr_get", "fileattr_set", "get_acl",
+                         "set_acl", "get_inode_acl"},
+    "super_operations": {"evict_inode", "put_super", "statfs", "show_options",
+                         "alloc_inode", "write_inode", "sync_fs", "freeze_fs",
+                         "unfreeze_fs", "shutdown", "show_path", "drop_inode"},
+    "address_space_operations": {"write_begin", "write_end", "writepage", "writepages",
+                                 "read_folio", "readahead", "migrate_folio",
+                                 "error_remove_folio", "swap_activate"},
+    "seq_operations": {"start", "next", "stop", "show"},
+    "vm_operations_struct": {"fault", "page_mkwrite", "open", "close", "mremap"},
+    "pernet_operations": {"init", "exit", "exit_batch", "pre_exit"},
+    "file_system_type": {"init_fs_context", "kill_sb", "mount"},
+    "fs_context_operations": {"get_tree", "reconfigure", "parse_param", "free"},
+    "platform_driver": {"probe", "remove"}, "pci_driver": {"probe", "remove"},
+}
+
+
+class SourceError(Exception):
+    pass
+
+
+# --- the tree ---------------------------------------------------------------------
+
+class Tree:
+    """A kernel tree: a directory, or a git repository and revision."""
+
+    def __init__(self, path, rev=None):
+        self.path, self.rev = path, rev
+        self._text = {}
+        if rev is None and not os.path.isdir(path):
+            raise SourceError(f"{path} is no kernel tree")
+
+    def ident(self):
+        if self.rev:
+            out = subprocess.run(["git", "--git-dir", self.path, "rev-parse", self.rev],
+                                 capture_output=True, text=True, check=False)
+            if out.returncode:
+                raise SourceError(f"{self.path}: no revision {self.rev}")
+            return out.stdout.strip()
+        if os.path.exists(os.path.join(self.path, ".git")):
+            head = subprocess.run(["git", "-C", self.path, "rev-parse", "HEAD"],
+                                  capture_output=True, text=True, check=False).stdout.strip()
+            dirty = subprocess.run(["git", "-C", self.path, "status", "--porcelain",
+                                    "--untracked-files=no"], capture_output=True,
+                                   text=True, check=False).stdout
+            return None if dirty.strip() else head
+        return None
+
+    def grep(self, words):
+        """The .c and .h files that contain one of WORDS as a word."""
+        words = sorted(set(words))
+        if not words:
+            return []
+        found = set()
+        for i in range(0, len(words), 400):
+            args = []
+            for w in words[i:i + 400]:
+                args += ["-e", w]
+            if self.rev:
+                cmd = ["git", "--git-dir", self.path, "grep", "-l", "-w", "-F"] + args + \
+                      [self.rev, "--", "*.c", "*.h"]
+            elif os.path.exists(os.path.join(self.path, ".git")):
+                cmd = ["git", "-C", self.path, "grep", "-l", "-w", "-F"] + args + \
+                      ["--", "*.c", "*.h"]
+            else:
+                cmd = ["grep", "-r", "-l", "-w", "-F", "--include=*.c", "--include=*.h"] + \
+                      args + ["."]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                 cwd=None if self.rev else self.path)
+            if out.returncode not in (0, 1):
+                raise SourceError(f"{' '.join(cmd[:4])}: {out.stderr.strip()}")
+            for line in out.stdout.splitlines():
+                if self.rev and line.startswith(self.rev + ":"):
+                    line = line[len(self.rev) + 1:]
+                found.add(os.path.normpath(line))
+        return sorted(found)
+
+    def read(self, rel):
+        if rel not in self._text:
+            if self.rev:
+                out = subprocess.run(["git", "--git-dir", self.path, "show",
+                                      f"{self.rev}:{rel}"], capture_output=True, check=False)
+                data = out.stdout
+            else:
+                with open(os.path.join(self.path, rel), "rb") as f:
+                    data = f.read()
+            self._text[rel] = data.decode("utf-8", "replace")
+        return self._text[rel]
+
+    def prefetch(self, rels):
+        """Read many files of a git revision in one `git cat-file --batch`."""
+        rels = [r for r in rels if r not in self._text]
+        if not self.rev or not rels:
+            return
+        inp = "".join(f"{self.rev}:{r}\n" for r in rels).encode()
+        out = subprocess.run(["git", "--git-dir", self.path, "cat-file", "--batch"],
+                             input=inp, capture_output=True, check=True).stdout
+        pos = 0
+        for r in rels:
+            nl = out.index(b"\n", pos)
+            head = out[pos:nl].split()
+            if len(head) < 3 or head[1] == b"missing":
+                pos = nl + 1
+                self._text[r] = ""
+                continue
+            size = int(head[2])
+            self._text[r] = out[nl + 1:nl + 1 + size].decode("utf-8", "replace")
+            pos = nl + 1 + size + 1
+
+
+# --- C scanning -------------------------------------------------------------------
+
+_STRIP = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
+_TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|->|\+\+|--|&&|\|\||[=!<>]=|<<|>>|\S")
+
+
+def _blank(m):
+    s = m.group(0)
+    if s[0] in "\"'":
+        return s[0] + " " * 0 + s[0]
+    return re.sub(r"[^\n]", " ", s)
+
+
+def tokenize(text):
+    """[(token, line)] of C source, comments and strings removed; #define
+    bodies are returned separately as {name: (params, tokens, line)}."""
+    text = _STRIP.sub(_blank, text)
+    toks, macros = [], {}
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line, no = lines[i], i + 1
+        if line.lstrip().startswith("#"):
+            full = line
+            while full.endswith("\\") and i + 1 < len(lines):
+                i += 1
+                full = full[:-1] + " " + lines[i]
+            m = re.match(r"\s*#\s*define\s+(\w+)\(([^)]*)\)(.*)$", full)
+            if m:
+                body = [(t, no) for t in _TOKEN.findall(m.group(3))]
+                macros.setdefault(m.group(1), []).append(
+                    ([p.strip() for p in m.group(2).split(",")], body, no))
+            i += 1
+            continue
+        toks.extend((t, no) for t in _TOKEN.findall(line))
+        i += 1
+    return toks, macros
+
+
+def _match(toks, i):
+    """Index of the bracket closing the one at toks[i]."""
+    pair = {"(": ")", "{": "}", "[": "]"}[toks[i][0]]
+    depth = 0
+    for j in range(i, len(toks)):
+        t = toks[j][0]
+        if t in "({[":
+            depth += 1
+        elif t in ")}]":
+            depth -= 1
+            if depth == 0:
+                return j if t == pair else j
+    return len(toks) - 1
+
+
+class Func:
+    def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None):
+        self.name, self.path, self.static, self.toks = name, path, static, toks
+        self.line, self.macro, self.params = line, macro, list(params)
+        self.init = init       # the struct type of a top-level initializer
+
+    def key(self):
+        return f"{self.path}:{self.name}:{self.line}"
+
+
+def functions(path, text):
+    """The function definitions (and function-like macros) of one file."""
+    toks, macros = tokenize(text)
+    out = []
+    scope = []           # file-scope tokens: module_init(f), DECLARE_TASKLET(t, f), ...
+    i, start = 0, 0
+    while i < len(toks):
+        t = toks[i][0]
+        if t in (";", "}"):
+            if t == ";":
+                scope.extend(toks[start:i + 1])
+            start = i + 1
+        elif t in ("(", "["):
+            i = _match(toks, i)
+        elif t == "{":
+            end = _match(toks, i)
+            head = toks[start:i]
+            name = _func_name(head)
+            static = any(x[0] == "static" for x in head)
+            if name:
+                out.append(Func(name, path, static, toks[i:end + 1], toks[i][1]))
+            elif head and head[-1][0] == "=" or (len(head) > 1 and head[-2][0] == "]"
+                                                  and head[-1][0] == "="):
+                # `struct file_operations fops = { .open = f, ... };`
+                words = [t for t, _l in head if re.match(r"^\w+$", t)]
+                stype = words[words.index("struct") + 1] \
+                    if "struct" in words[:-1] else (words[-2] if len(words) > 1 else "")
+                var = words[-1] if words else "?"
+                out.append(Func(f"<{var}>", path, static, toks[i:end + 1], toks[i][1],
+                                init=stype))
+            i, start = end, end + 1
+        i += 1
+    if scope:
+        out.append(Func("<file scope>", path, True, scope, scope[0][1], init=""))
+    for name, defs in macros.items():
+        for params, body, line in defs:
+            out.append(Func(name, path, True, body, line, macro=True, params=params))
+    return out
+
+
+def _func_name(head):
+    """The function name of a definition whose tokens before '{' are HEAD."""
+    if not head or any(t == "=" for t, _l in head) or head[-1][0] != ")":
+        return None
+    j = len(head) - 1
+    while j >= 0:
+        # skip attribute groups: __acquires(x), __releases(x), __must_hold(x) ...
+        depth, k = 0, j
+        while k >= 0:
+            if head[k][0] == ")":
+                depth += 1
+            elif head[k][0] == "(":
+                depth -= 1
+                if depth == 0:
+                    break
+            k -= 1
+        if k <= 0:
+            return None
+        name = head[k - 1][0]
+        if re.match(r"^__\w+$", name) and name not in ("__init",) and k - 2 >= 0 \
+                and head[k - 2][0] == ")":
+            j = k - 2
+            continue
+        if not re.match(r"^[A-Za-z_]\w*$", name) or name in _KEYWORDS:
+            return None
+        return name
+    return None
+
+
+class State:
+    """What is held on some path ("held", merged by maximum: the context of
+    a site) and on every path ("must", merged by minimum: the net effect of
+    a wrapper), with the call that took it.  Counts may go below zero: a
+    function that drops its caller's lock and takes it again has no net
+    effect."""
+
+    __slots__ = ("held", "must", "why")
+
+    def __init__(self, held=None, why=None, must=None):
+        self.held = dict(held or {})
+        self.must = dict(must if must is not None else (held or {}))
+        self.why = dict(why or {})
+
+    def copy(self):
+        return State(self.held, self.why, self.must)
+
+    def acquire(self, kinds, why):
+        for k in kinds:
+            self.held[k] = self.held.get(k, 0) + 1
+            self.must[k] = self.must.get(k, 0) + 1
+            self.why[k] = why
+
+    def release(self, kinds):
+        for k in kinds:
+            for d in (self.held, self.must):
+                d[k] = d.get(k, 0) - 1
+                if not d[k]:
+                    del d[k]
+            if self.held.get(k, 0) <= 0:
+                self.why.pop(k, None)
+
+    def merge(self, other):
+        for k in set(self.held) | set(other.held):
+            n = max(self.held.get(k, 0), other.held.get(k, 0))
+            if n > self.held.get(k, 0):
+                self.why[k] = other.why.get(k)
+            if n:
+                self.held[k] = n
+            else:
+                self.held.pop(k, None)
+        for k in set(self.must) | set(other.must):
+            n = min(self.must.get(k, 0), other.must.get(k, 0))
+            if n:
+                self.must[k] = n
+            else:
+                self.must.pop(k, None)
+        return self
+
+    def atomic(self):
+        return [(k, self.why.get(k)) for k in ATOMIC_KINDS if self.held.get(k, 0) > 0]
+
+    def category(self):
+        """('atomic', reason) / ('rcu', reason) / ('clean', None)."""
+        at = self.atomic()
+        if at:
+            k, why = at[0]
+            return "atomic", f"{ATOMIC_KINDS[k]} ({why})"
+        if self.held.get("rcu", 0) > 0:
+            return "rcu", f"in an rcu_read_lock() reader ({self.why.get('rcu')})"
+        return "clean", None
+
+
+def api_effect(name):
+    """(acquired kinds, released kinds, lock-argument index) of a call NAME."""
+    for rx, kinds, arg in _LOCK_API:
+        m = rx.match(name)
+        if m:
+            return kinds(m), [], arg
+    for rx, kinds in _UNLOCK_API:
+        m = rx.match(name)
+        if m:
+            return [], kinds(m), None
+    if name in STATE_CALLS:
+        a, r = STATE_CALLS[name]
+        return a, r, None
+    return None
+
+
+def split_args(toks, i):
+    """The argument token lists of the call whose '(' is toks[i]; end index."""
+    end = _match(toks, i)
+    args, cur, depth = [], [], 0
+    for t in toks[i + 1:end]:
+        if t[0] in "({[":
+            depth += 1
+        elif t[0] in ")}]":
+            depth -= 1
+        if t[0] == "," and depth == 0:
+            args.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    if cur or args:
+        args.append(cur)
+    return args, end
+
+
+def text_of(toks):
+    out = ""
+    for t, _l in toks:
+        if out and (re.match(r"\w", t) and re.match(r".*\w$", out)):
+            out += " "
+        out += t
+    return out
+
+
+class Target:
+    """How a class appears in the source: a regular expression over the
+    text of a lock argument, and the words whose files are read."""
+
+    def __init__(self, name, expr, words, note=""):
+        self.name, self.expr, self.words, self.note = name, re.compile(expr), list(words), note
+        self.ptr_funcs = set()     # functions that return the lock's address
+
+    def matches(self, argtext, aliases):
+        if self.expr.search(argtext):
+            return True
+        bare = argtext.lstrip("&*(").rstrip(")")
+        if bare in aliases:
+            return True
+        m = re.match(r"^&?\(?(\w+)\(", argtext)
+        return bool(m and m.group(1) in self.ptr_funcs)
+
+
+class Scan:
+    """One pass over one function: sites of the target, calls of tracked
+    functions with the state there, and the function's net effect."""
+
+    def __init__(self, func, target, wrappers, tracked):
+        self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        self.sites, self.calls, self.returns_lock = [], [], False
+        self.aliases = set()
+        self.labels = {}
+        self.end_state = None
+        self.returns = []             # the state at each successful return
+        self.any_return = None        # merged over every return
+        self.conds = []               # conditions of the enclosing ifs
+        self.breaks = []              # what the breaks of each enclosing loop held
+
+    def run(self):
+        toks = self.f.toks
+        st = State()
+        if self.f.init is not None:
+            # initializers and file scope take no lock; _refs() reads them
+            self.end_state = st
+            return self
+        if self.f.macro:
+            self._expr(toks, 0, len(toks), st)
+            self.end_state = st
+            return self
+        # twice: the second pass knows what every goto, backward ones
+        # included, carries to its label
+        self._block(toks, 0, st)
+        self.sites, self.calls, self.returns, self.any_return = [], [], [], None
+        self.aliases, self.returns_lock = set(), False
+        _i, st, term = self._block(toks, 0, State())
+        rets = list(self.returns)
+        if not term:
+            rets.append(st)
+        anyr = self.any_return.copy() if self.any_return else None
+        if not term:
+            anyr = anyr.merge(st) if anyr else st.copy()
+        self.end_state = self._net(rets, anyr)
+        return self
+
+    @staticmethod
+    def _net(rets, anyr):
+        """The net effect: kinds held on every successful return, kinds
+        released on every return."""
+        net = State()
+        if rets:
+            acc = rets[0].copy()
+            for r in rets[1:]:
+                acc.merge(r)
+            net.held = {k: n for k, n in acc.must.items() if n > 0}
+            net.why = {k: acc.why.get(k) for k in net.held}
+        if anyr:
+            net.held.update({k: n for k, n in anyr.held.items() if n < 0})
+        net.must = dict(net.held)
+        return net
+
+    # statements
+    def _block(self, toks, i, st):
+        end = _match(toks, i)
+        guards = []
+        j, term = i + 1, False
+        while j < end:
+            if toks[j][0] in ("guard",) and j + 1 < end and toks[j + 1][0] == "(":
+                args, k = split_args(toks, j + 1)
+                kinds = GUARDS.get(text_of(args[0]) if args else "", None)
+                if kinds is None:
+                    kinds = []
+                st.acquire(kinds, f"guard({text_of(args[0]) if args else ''}) line"
+                           f" {toks[j][1]}")
+                guards.append(kinds)
+                if k + 1 < end and toks[k + 1][0] == "(":
+                    _a, k2 = split_args(toks, k + 1)
+                    self._check_target_args(_a, "guard", toks[j][1], st,
+                                            text_of(args[0]) if args else "")
+                    k = k2
+                j = k + 1
+                while j < end and toks[j][0] == ";":
+                    j += 1
+                continue
+            lab = toks[j][0]
+            if term and j + 1 < end and toks[j + 1][0] == ":" and lab in self.labels \
+                    and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
+                # after a return, goto, break or continue only the gotos reach here
+                st = self.labels[lab].copy()
+            j, st, term = self._stmt(toks, j, end, st)
+        for kinds in guards:
+            st.release(kinds)
+        return end + 1, st, term
+
+    def _stmt(self, toks, i, end, st):
+        t = toks[i][0]
+        if t == "{":
+            return self._block(toks, i, st)
+        if t == ";":
+            return i + 1, st, False
+        if t == "if" and i + 1 < end and toks[i + 1][0] == "(":
+            c = _match(toks, i + 1)
+            pre = st.copy()
+            self._expr(toks, i + 2, c, st)
+            cond = text_of(toks[i + 2:c])
+            s_in, s_out = st, st
+            if re.search(r"trylock|dec_and_lock|lock_task_sighand", cond):
+                # a conditional acquisition holds in one branch only
+                s_in, s_out = (pre, st) if cond.startswith("!") else (st, pre)
+            self.conds.append(cond)
+            j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
+            self.conds.pop()
+            if j < end and toks[j][0] == "else":
+                j, s_else, t_else = self._stmt(toks, j + 1, end, s_out.copy())
+            else:
+                s_else, t_else = s_out, False
+            outs = [s for s, tm in ((s_then, t_then), (s_else, t_else)) if not tm]
+            if not outs:
+                return j, s_then.merge(s_else), True
+            res = outs[0]
+            for s in outs[1:]:
+                res = res.merge(s)
+            return j, res, False
+        if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
+            c = _match(toks, i + 1)
+            self._expr(toks, i + 2, c, st)
+            j, s_body = self._loop(toks, c + 1, end, st)
+            return j, st.merge(s_body), False
+        if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
+            args, c = split_args(toks, i + 1)
+            kinds = GUARDS.get(text_of(args[0]) if args else "", [])
+            self._check_target_args(args[1:], "scoped_guard", toks[i][1], st,
+                                    text_of(args[0]) if args else "")
+            inner = st.copy()
+            inner.acquire(kinds, f"scoped_guard({text_of(args[0])}) line {toks[i][1]}")
+            j, s_body, _t = self._stmt(toks, c + 1, end, inner)
+            s_body.release(kinds)
+            return j, st.merge(s_body), False
+        if t == "do":
+            j, s_body = self._loop(toks, i + 1, end, st)
+            st = st.merge(s_body)
+            if j < end and toks[j][0] == "while":
+                c = _match(toks, j + 1)
+                self._expr(toks, j + 2, c, st)
+                j = c + 1
+            while j < end and toks[j][0] == ";":
+                j += 1
+            return j, st, False
+        if t in ("case", "default"):
+            j = i
+            while j < end and toks[j][0] != ":":
+                j += 1
+            return j + 1, st, False
+        if re.match(r"^[A-Za-z_]\w*$", t) and i + 1 < end and toks[i + 1][0] == ":" \
+                and t not in _KEYWORDS:
+            # a label: what the gotos to it held, too
+            if t in self.labels:
+                st = st.merge(self.labels[t])
+            return i + 2, st, False
+        # expression statement (return, goto, break: terminating)
+        j = i
+        while j < end and toks[j][0] != ";":
+            if toks[j][0] == "{" and j > i and toks[j - 1][0] == ")" and t != "return":
+                # a loop macro: for_each_process(p) { ... }
+                self._expr(toks, i, j, st)
+                k, s_body = self._loop(toks, j, end, st)
+                return k, st.merge(s_body), False
+            if toks[j][0] in "({[":
+                j = _match(toks, j)
+            j += 1
+        self._expr(toks, i, j, st)
+        if t in ("break", "continue") and self.breaks:
+            self.breaks[-1] = self.breaks[-1].merge(st) if self.breaks[-1] else st.copy()
+        if t == "goto" and i + 1 < j:
+            lab = toks[i + 1][0]
+            self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
+        if t == "return":
+            val = text_of(toks[i + 1:j])
+            if val and self.target.matches(val, self.aliases):
+                self.returns_lock = True
+            self.any_return = self.any_return.merge(st) if self.any_return else st.copy()
+            if not self._failure(val):
+                self.returns.append(st.copy())
+        return j + 1, st, t in ("return", "goto", "break", "continue")
+
+    def _loop(self, toks, i, end, st):
+        """A loop or switch body at toks[i]: (end, state after it), with
+        what every break carries out of it."""
+        self.breaks.append(None)
+        j, s_body, _t = self._stmt(toks, i, end, st.copy())
+        brk = self.breaks.pop()
+        if brk is not None:
+            s_body = s_body.merge(brk)
+        return j, s_body
+
+    def _failure(self, val):
+        """Whether `return VAL` is a failure return, for a wrapper's net
+        effect: NULL, false, an error code, or what the enclosing if found
+        NULL or an error."""
+        if re.match(r"^(NULL|false|ERR_PTR\(.*\)|ERR_CAST\(.*\)|-E[A-Z]+|-\d+)$", val):
+            return True
+        if re.match(r"^\w+$", val):
+            for c in self.conds:
+                if re.search(rf"!\s*{val}\b|IS_ERR(_OR_NULL)?\({val}\)|\b{val}\s*==\s*NULL", c):
+                    return True
+        return False
+
+    # expressions
+    def _expr(self, toks, i, end, st):
+        j = i
+        while j < end:
+            t = toks[j][0]
+            if t == "{":
+                # statement expression or initializer
+                k = _match(toks, j)
+                _k, st2, _tm = self._block(toks, j, st.copy())
+                st.merge(st2)
+                j = k + 1
+                continue
+            if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
+                    and t not in _KEYWORDS:
+                args, close = split_args(toks, j + 1)
+                # arguments first (nested calls), then the call
+                self._expr(toks, j + 2, close, st)
+                self._call(t, args, toks[j][1], st)
+                j = close + 1
+                continue
+            if t == "=" and j > i and re.match(r"^\w+$", toks[j - 1][0]):
+                # alias: p = <lock expression>;
+                k = j + 1
+                while k < end and toks[k][0] not in (";", ","):
+                    if toks[k][0] in "({[":
+                        k = _match(toks, k)
+                    k += 1
+                rhs = text_of(toks[j + 1:k])
+                if rhs and self.target.matches(rhs, self.aliases):
+                    self.aliases.add(toks[j - 1][0])
+            j += 1
+
+    def _check_target_args(self, args, name, line, st, variant=""):
+        for a in args:
+            if a and self.target.matches(text_of(a), self.aliases):
+                kinds = GUARDS.get(variant, [])
+                self._site(name, text_of(a), line, st, kinds)
+                return True
+        return False
+
+    def _call(self, name, args, line, st):
+        self.calls.append((name, line, st.copy()))
+        eff = api_effect(name)
+        texts = [text_of(a) for a in args]
+        lock_idx = None
+        if eff and eff[2] is not None and len(texts) > eff[2]:
+            lock_idx = eff[2]
+        is_target = lock_idx is not None and self.target.matches(texts[lock_idx], self.aliases)
+        if is_target:
+            self._site(name, texts[lock_idx], line, st, eff[0])
+            st.acquire(["self"], f"{name}({texts[lock_idx]}) line {line}")
+            return
+        if eff and not eff[0] and eff[1] and texts and \
+                self.target.matches(texts[0], self.aliases):
+            st.release(["self"])
+            return
+        w = self.wrappers.get(name)
+        if w is not None:
+            acq, rel, takes = w
+            if takes:
+                self._site(name, f"{name}()", line, st, [], via=name)
+                st.acquire(["self"], f"{name}() line {line}")
+            st.release(rel)
+            st.acquire(acq, f"{name}() line {line}")
+        elif eff:
+            st.release(eff[1])
+            st.acquire(eff[0], f"{name}() line {line}")
+        elif any(self.target.matches(x, self.aliases) for x in texts) and \
+                not _NOT_ACQUIRE.match(name) and name not in self.target.ptr_funcs:
+            self.sites.append({"line": line, "call": f"{name}({', '.join(texts)})",
+                               "state": st.copy(), "own": [], "via": None,
+                               "passed": name})
+
+    def _site(self, name, arg, line, st, own, via=None):
+        self.sites.append({"line": line, "call": f"{name}({arg})", "state": st.copy(),
+                           "own": [k for k in own if k in ("irq", "bh", "seqw")],
+                           "via": via, "passed": None})
+
+
+# --- the pass ---------------------------------------------------------------------
+
+class Analysis:
+    def __init__(self, tree, target, max_depth=MAX_DEPTH, max_funcs=MAX_FUNCS, log=None,
+                 max_seconds=MAX_SECONDS):
+        self.tree, self.t, self.log = tree, target, log
+        self.deadline = time.monotonic() + max_seconds
+        self.max_seconds = max_seconds
+        self.max_depth, self.max_funcs = max_depth, max_funcs
+        self.funcs = {}            # path -> [Func]
+        self.by_name = {}          # name -> [Func]
+        self.wrappers = {}         # name -> (acquired kinds, released kinds, takes target)
+        self.files_read = 0
+        self.grep_rounds = 0
+        self.uses = {}             # token -> [Func] that contain it
+        self._scans = {}
+        self._memo = {}
+        self.parents = {}
+
+    def _load(self, paths):
+        new = [p for p in paths if p not in self.funcs]
+        self.tree.prefetch(new)
+        added = []
+        for p in new:
+            fs = functions(p, self.tree.read(p))
+            self.funcs[p] = fs
+            self.files_read += 1
+            for f in fs:
+                self.by_name.setdefault(f.name, []).append(f)
+                for t in {t for t, _l in f.toks}:
+                    self.uses.setdefault(t, []).append(f)
+            added += fs
+        self._detect(added)
+
+    def _detect(self, fs):
+        """Wrappers among FS: functions that return with the target (or
+        another lock, RCU, preemption/BH/IRQ state) held or released, and
+        functions that return the lock's address.  Repeated until nothing
+        changes (a wrapper of a wrapper), at most 4 rounds."""
+        names = {f.name for f in fs}
+        for _round in range(4):
+            changed = False
+            found = {}
+            for f in fs:
+                sc = self.scan(f)
+                if sc.returns_lock and f.name not in self.t.ptr_funcs:
+                    self.t.ptr_funcs.add(f.name)
+                    changed = True
+                held = {k for k, n in sc.end_state.held.items() if n > 0}
+                dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
+                if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
+                        or f.name in GUARDS \
+                        or f.init is not None or self._entry_kinds(f) \
+                        or re.match(r"^[A-Z_0-9]+$", f.name):
+                    continue
+                acq = sorted(k for k in held if k != "self")
+                w = (acq, sorted(dropped), "self" in held)
+                old = found.get(f.name)
+                if old:
+                    # one name, several definitions: every acquisition, the
+                    # releases they share
+                    w = (sorted(set(old[0]) | set(acq)), sorted(set(old[1]) & set(w[1])),
+                         old[2] or w[2])
+                found[f.name] = w
+            for n in names:
+                if self.wrappers.get(n) != found.get(n) and \
+                        (n in found or self.wrappers.get(n) is not None):
+                    if n in found:
+                        self.wrappers[n] = found[n]
+                    else:
+                        del self.wrappers[n]
+                    changed = True
+            if not changed:
+                break
+            for f in fs:
+                self._scans.pop(f.key(), None)
+
+    def scan(self, f):
+        key = f.key()
+        sc = self._scans.get(key)
+        if sc is None:
+            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None).run()
+        return sc
+
+    def sites(self):
+        """Every acquisition site of the target: [(Func, site)]."""
+        words = list(self.t.words)
+        self._load(self.tree.grep(words))
+        self.grep_rounds += 1
+        for _round in range(6):
+            extra = [n for n in sorted(self.wrappers) + sorted(self.t.ptr_funcs)
+                     if n not in words and self.wrappers.get(n, (0, 0, True))[2]]
+            if not extra:
+                break
+            words += extra
+            self._load(self.tree.grep(extra))
+            self.grep_rounds += 1
+        out = []
+        for fs in self.funcs.values():
+            for f in fs:
+                for s in self.scan(f).sites:
+                    if s["via"]:
+                        continue       # the wrapper's own site is listed once, inside it
+                    out.append((f, s))
+        return out
+
+    def run(self):
+        raw = self.sites()
+        # walk callers level by level, one grep per level
+        ctx = {}                           # func key -> {category: (reason, chain)}
+        need = {}
+        results = []
+        for f, s in raw:
+            st = s["state"]
+            if s["passed"]:
+                cat = ("unknown", f"the lock is passed to {s['passed']}(), which the pass"
+                                  " does not follow")
+            elif s["own"]:
+                cat = ("atomic", {"irq": "the acquisition disables interrupts",
+                                  "bh": "the acquisition disables bottom halves",
+                                  "seqw": "a seqlock writer: readers spin on the sequence"
+                                          " while it is held"}.get(s["own"][0],
+                                                                   s["own"][0]))
+            else:
+                cat = st.category()
+            results.append({"func": f, "site": s, "local": cat})
+            if cat[0] in ("clean", "rcu"):
+                need[f.key()] = f
+        self._walk(list(need.values()))
+        table = []
+        for r in results:
+            f, s, (c, why) = r["func"], r["site"], r["local"]
+            if c in ("atomic", "unknown"):
+                ctxs = {c: (why, [f"{f.name} ({f.path}:{s['line']})"])}
+            else:
+                ctxs = {}
+                acc = State(s["state"].held, s["state"].why)
+                for cat, (reason, chain) in self.resolve(f, acc).items():
+                    if cat not in ctxs:
+                        ctxs[cat] = (reason, [f"{f.name} ({f.path}:{s['line']})"] + chain)
+            worst = next(k for k in ORDER if k in ctxs)
+            table.append({"path": f.path, "line": s["line"], "function": f.name,
+                          "call": s["call"], "context": worst,
+                          "reason": ctxs[worst][0], "chain": ctxs[worst][1],
+                          "contexts": {k: {"reason": v[0], "chain": v[1]}
+                                       for k, v in ctxs.items()}})
+        table.sort(key=lambda r: (r["path"], r["line"]))
+        return table
+
+    def _entry_kinds(self, f):
+        """A function's own contract: [(category, reason)] or None."""
+        if re.match(r"^(COMPAT_)?SYSCALL_DEFINE\d$|^SYSCALL_DEFINE$", f.name):
+            return [("process", "a system call")]
+        if re.match(r"^__(se|do)_sys_|^__x64_sys_", f.name):
+            return [("process", "a system call")]
+        return None
+
+    def _walk(self, funcs):
+        """{func key: {category: (reason, chain)}} of the contexts a function
+        can be entered in, walking callers up to max_depth levels."""
+        res = {}
+        level = {f.key(): f for f in funcs}
+        parents = {}                      # key -> [(caller func, line, state)] or reasons
+        order = []
+        seen = set()
+        depth = 0
+        looked = 0
+        while level and depth <= self.max_depth:
+            names = sorted({f.name for f in level.values()})
+            looked += len(level)
+            files = self.tree.grep(names)
+            self.grep_rounds += 1
+            self._load(files)
+            nxt = {}
+            for key, f in level.items():
+                seen.add(key)
+                order.append((depth, f))
+                own = self._entry_kinds(f)
+                if own:
+                    parents[key] = [("contract", own)]
+                    continue
+                edges = self._callers(f)
+                parents[key] = edges
+                if depth == self.max_depth or looked > self.max_funcs or \
+                        time.monotonic() > self.deadline:
+                    continue
+                for e in edges:
+                    if e[0] == "call":
+                        g, _line, st = e[1], e[2], e[3]
+                        releases = any(n < 0 for n in self.scan(f).end_state.held.values())
+                        if (releases or st.category()[0] != "atomic") and \
+                                g.key() not in seen:
+                            nxt[g.key()] = g
+            level = {k: v for k, v in nxt.items() if k not in seen}
+            if self.log:
+                self.log(f"{self.t.name}: level {depth}: {len(names)} functions,"
+                         f" {self.files_read} files read, next {len(level)}")
+            depth += 1
+            if looked > self.max_funcs or time.monotonic() > self.deadline:
+                break
+        self.parents = parents
+
+    def resolve(self, f, acc, stack=None):
+        """{category: (reason, chain)}: the contexts F can be entered in when
+        ACC (the signed sum of what is held from F's call down to the site)
+        is held below."""
+        stack = stack if stack is not None else set()
+        key = f.key()
+        mkey = (key, tuple(sorted((k, n) for k, n in acc.held.items() if n)))
+        if mkey in self._memo:
+            return self._memo[mkey]
+        if key in stack:
+            return {}
+        if key not in self.parents:
+            return {"unknown": (f"callers of {f.name}() not walked (the walk's limit:"
+                                f" {self.max_depth} levels, {self.max_funcs} functions or"
+                                f" {self.max_seconds} s)", [])}
+        stack.add(key)
+        out = {}
+        edges = self.parents[key]
+        if not edges:
+            out["unknown"] = (f"no caller of {f.name}() found in the tree", [])
+        rcu = acc.held.get("rcu", 0) > 0
+        for e in edges:
+            if e[0] in ("contract", "ref"):
+                items = e[1] if e[0] == "contract" else [(e[1], e[2])]
+                where = [] if e[0] == "contract" else [e[3]]
+                for cat, why in items:
+                    if cat == "process" and rcu:
+                        cat, why = "rcu", acc.category()[1] + f"; entered as {why}"
+                    out.setdefault(cat, (why, where))
+                continue
+            g, line, st = e[1], e[2], e[3]
+            where = f"{g.name} ({g.path}:{line})"
+            tot = State()
+            for d in (acc.held, st.held):
+                for k, n in d.items():
+                    tot.held[k] = tot.held.get(k, 0) + n
+            tot.why = {**acc.why, **{k: v for k, v in st.why.items()
+                                     if st.held.get(k, 0) > 0}}
+            c, why = tot.category()
+            if c == "atomic":
+                out.setdefault("atomic", (why, [where]))
+                continue
+            sub = self.resolve(g, tot, stack)
+            for cat, (reason, chain) in sub.items():
+                out.setdefault(cat, (reason, [where] + chain))
+        stack.discard(key)
+        if not out:
+            out["unknown"] = (f"only recursive callers of {f.name}()", [])
+        self._memo[mkey] = out
+        return out
+
+    def _callers(self, f):
+        """[("call", caller, line, state) | ("ref", category, reason, where)]."""
+        edges = []
+        for g in self.uses.get(f.name, []):
+            if g.key() == f.key():
+                continue
+            if f.static and g.path != f.path and not f.path.endswith(".h"):
+                continue
+            if g.init is not None:
+                edges += self._refs(f.name, g)
+                continue
+            for name, line, st in self.scan(g).calls:
+                if name == f.name:
+                    edges.append(("call", g, line, st))
+            edges += self._refs(f.name, g)
+        return edges
+
+    def _refs(self, name, g):
+        """Uses of NAME in G that are no call: registrations and pointers."""
+        out = []
+        toks = g.toks
+        for i, (t, line) in enumerate(toks):
+            if t != name or (i + 1 < len(toks) and toks[i + 1][0] == "("):
+                continue
+            where = f"{g.name} ({g.path}:{line})"
+            # .member = name
+            if i >= 3 and toks[i - 1][0] == "=" and toks[i - 3][0] == ".":
+                member = toks[i - 2][0]
+                if g.init and member in PROCESS_OPS_BY_TYPE.get(g.init, ()):
+                    out.append(("ref", "process", f"the {g.init} .{member} operation",
+                                where))
+                else:
+                    out.append(("ref", "unknown", f"called through .{member} of"
+                                                  f" {g.init or 'a structure'}", where))
+                continue
+            reg = _enclosing_call(toks, i)
+            if reg in PROCESS_REG:
+                out.append(("ref", "process", f"run by {reg}()", where))
+            elif reg in ATOMIC_REG:
+                out.append(("ref", "atomic", f"an interrupt or softirq callback"
+                                             f" ({reg}())", where))
+            elif reg and reg.startswith("EXPORT_SYMBOL"):
+                continue
+            else:
+                out.append(("ref", "unknown", "its address is taken", where))
+        return out
+
+
+def _enclosing_call(toks, i):
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        t = toks[j][0]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                return toks[j - 1][0] if j else None
+            depth -= 1
+        elif t in (";", "{", "}") and depth == 0:
+            return None
+    return None
+
+
+# Data-structure expressions of the classes the advisor knows.  A class not
+# listed is bound by its name: a global (`inode_hash_lock`) or a member name
+# (`&tty->files_lock` -> ->files_lock); a member too common to bind ("lock",
+# "list_lock", ...) leaves the class unknown.
+CATALOG = {
+    "&info->lock": (r"^&?\(?(info|SHMEM_I\(.*\))->lock\b", ["shmem_inode_info", "SHMEM_I"],
+                    "struct shmem_inode_info::lock"),
+    "cdev_lock": (r"^&?cdev_lock$", ["cdev_lock"], "fs/char_dev.c cdev_lock"),
+    "cdev_lock.lock": (r"^&?cdev_lock$", ["cdev_lock"], "fs/char_dev.c cdev_lock"),
+    "&ent->pde_unload_lock": (r"->pde_unload_lock\b", ["pde_unload_lock"],
+                              "struct proc_dir_entry::pde_unload_lock"),
+    "&p->alloc_lock": (r"->alloc_lock\b", ["alloc_lock"], "task_struct::alloc_lock"),
+    "&newf->file_lock": (r"->file_lock\b", ["file_lock"], "files_struct::file_lock"),
+    "mount_lock": (r"^&?mount_lock(\.lock)?$", ["mount_lock"], "fs/namespace.c mount_lock"),
+    "ptlock_ptr(ptdesc)": (r"\bptl\b|ptlock_ptr\(|pte_lockptr\(|pmd_lockptr\(",
+                           ["ptlock_ptr", "pte_lockptr", "pmd_lockptr"],
+                           "the split page-table lock"),
+}
+GENERIC_MEMBERS = {"lock", "list_lock", "k_lock", "wait_lock", "spinlock", "slock",
+                   "irq_lock", "tx_lock", "rx_lock", "busy.lock", "lazy.lock", "f_lock",
+                   "i_lock", "stat_lock", "mtx", "ctx_lock"}
+
+
+def target_for(klass):
+    """The Target of a lockdep class name, or None when it cannot be bound."""
+    base = re.sub(r"(#\d+)?(/\d+)?$", "", klass)
+    if base in CATALOG:
+        expr, words, note = CATALOG[base]
+        return Target(base, expr, words, note)
+    m = re.match(r"^&\w+->([\w.]+)$", base)
+    if m and m.group(1) not in GENERIC_MEMBERS and "." not in m.group(1):
+        mem = m.group(1)
+        return Target(base, rf"(->|\.){mem}\b", [mem], f"member {mem}")
+    if re.match(r"^\w+$", base) and "lock" in base:
+        return Target(base, rf"^&?{base}(\.lock)?$", [base], f"global {base}")
+    return None
+
+
+def verdict(table):
+    """'unsafe' / 'unknown' / 'rcu' / 'process' for a class from its sites."""
+    if not table:
+        return "unknown"
+    cats = {r["context"] for r in table}
+    return next(k for k in ORDER if k in cats)
+
+
+def analyse_class(tree, klass, cache_dir=None, **kw):
+    """{class, target, verdict, sites, files, seconds} for one class."""
+    t0 = time.monotonic()
+    tgt = target_for(klass)
+    if tgt is None:
+        return {"class": klass, "target": None, "verdict": "unknown", "sites": [],
+                "reason": "no static binding: the class name does not say which lock"
+                          " expression it is (add it to lockscan.CATALOG)",
+                "files": 0, "seconds": 0.0}
+    ident = tree.ident()
+    cpath = None
+    if cache_dir and ident:
+        os.makedirs(cache_dir, exist_ok=True)
+        safe = re.sub(r"[^\w.-]", "_", tgt.name)
+        cpath = os.path.join(cache_dir, f"{ident[:16]}-{safe}-v{VERSION}.json")
+        if os.path.exists(cpath):
+            with open(cpath, encoding="utf-8") as f:
+                return json.load(f)
+    an = Analysis(tree, tgt, **kw)
+    table = an.run()
+    out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
+           "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
+           "files": an.files_read,
+           "seconds": round(time.monotonic() - t0, 1)}
+    if cpath:
+        with open(cpath, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1)
+    return out
+
+
+def site_table(res, width=None):
+    """Text table of one class's sites; WIDTH: wrapped for a changelog, the
+    chain by function names only."""
+    import textwrap
+
+    def wrap(text, indent):
+        if not width:
+            return [indent + text]
+        return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+    lines = wrap(f"{res['class']} ({res.get('target') or 'unbound'}): {res['verdict']},"
+                 f" {len(res['sites'])} sites, {res.get('files', 0)} files read,"
+                 f" {res.get('seconds', 0)} s", "")
+    if res.get("reason"):
+        lines += wrap(res["reason"], "  ")
+    if res.get("wrappers"):
+        lines += wrap("wrappers: " + ", ".join(f"{w}()" for w in res["wrappers"]), "  ")
+    for r in res["sites"]:
+        lines += wrap(f"{r['path']}:{r['line']} {r['function']}(): {r['call']}", "  ")
+        lines += wrap(f"{r['context']}: {r['reason']}", "      ")
+        if len(r["chain"]) > 1:
+            chain = r["chain"][1:]
+            if width:
+                # names only, but where the chain ends (the deciding caller)
+                chain = [c.split(" (")[0] + ("()" if not c.startswith("<") else "")
+                         for c in chain[:-1]] + [chain[-1].replace(" (", "() (", 1)
+                                                 if not chain[-1].startswith("<")
+                                                 else chain[-1]]
+            lines += wrap("via " + " <- ".join(chain), "      ")
+    return "\n".join(lines)

@@ -25,7 +25,7 @@ check: setup
 # advisor's table, latency of the kernels with and without them (3 x 60 s),
 # the tracer's worst sections, throughput.  Measured here with a make check
 # alongside: advisor 2 min, validate (6 kernels) 43 min, tracer 16, throughput 2.
-CONVERSION_KERNELS = stock,stock-pcp0,rt,project,project-noconv,project-softirq,project-before
+CONVERSION_KERNELS = stock,stock-pcp0,rt,project,project-noconv,project-before
 conversions: setup
 	scripts/lock-advisor
 	scripts/validate --variants $(CONVERSION_KERNELS) --runs 3 --seconds 60 --no-devices

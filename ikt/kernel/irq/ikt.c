@@ -68,7 +68,6 @@
 #include <linux/capability.h>
 #include <linux/cleanup.h>
 #include <linux/cpumask.h>
-#include <linux/cred.h>
 #include <linux/ctype.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
@@ -78,10 +77,11 @@
 #include <linux/mutex.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
-#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/sched/types.h>
@@ -310,28 +310,96 @@ static bool ikt_desc_threadless(struct irq_desc *desc)
 	return ret;
 }
 
+/* A thread of an interrupt and its scheduling parameters before a change. */
+struct ikt_saved_thread {
+	struct task_struct *task;
+	struct sched_attr attr;
+};
+
+/* What sched_setattr_nocheck() needs to put @t back as it is now. */
+static void ikt_save_sched(struct task_struct *t, struct sched_attr *attr)
+{
+	*attr = (struct sched_attr) {
+		.size		= sizeof(*attr),
+		.sched_policy	= t->policy,
+		.sched_flags	= t->sched_reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0,
+		.sched_nice	= task_nice(t),
+	};
+	switch (t->policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		attr->sched_priority = t->rt_priority;
+		break;
+	case SCHED_DEADLINE:
+		attr->sched_runtime = t->dl.dl_runtime;
+		attr->sched_deadline = t->dl.dl_deadline;
+		attr->sched_period = t->dl.dl_period;
+		attr->sched_flags |= t->dl.flags;
+		break;
+	}
+}
+
 /*
- * Set every thread of @desc to @prio, or with @prio 0 to what each would
- * start with; the first error, after trying all.
+ * Record every thread of @desc (primary and secondary, of every action)
+ * in @saved, holding a reference to each, if @saved is not NULL.
+ * Return: the number of threads.
  */
-static int ikt_desc_set_threads(struct irq_desc *desc, unsigned int prio)
+static unsigned int ikt_desc_threads(struct irq_desc *desc,
+				     struct ikt_saved_thread *saved)
 {
 	struct irqaction *action;
-	int ret = 0, err;
+	unsigned int n = 0;
 
+	lockdep_assert_held(&desc->request_mutex);
 	for_each_action_of_desc(desc, action) {
-		unsigned int p = prio ?: ikt_config_prio(desc, action->name);
+		struct task_struct *t[2] = {
+			action->thread,
+			action->secondary ? action->secondary->thread : NULL,
+		};
+		int i;
 
-		if (action->thread) {
-			err = ikt_set_task_prio(action->thread, p);
-			ret = ret ?: err;
-		}
-		if (action->secondary && action->secondary->thread) {
-			err = ikt_set_task_prio(action->secondary->thread, p);
-			ret = ret ?: err;
+		for (i = 0; i < ARRAY_SIZE(t); i++) {
+			if (!t[i])
+				continue;
+			if (saved) {
+				saved[n].task = get_task_struct(t[i]);
+				ikt_save_sched(t[i], &saved[n].attr);
+			}
+			n++;
 		}
 	}
-	return ret;
+	return n;
+}
+
+/*
+ * Set the @n threads of @saved to SCHED_FIFO @prio.  The caller's right
+ * to change each is checked first (security_task_setscheduler(), as
+ * sched_setscheduler() does): one refusal refuses all.  If the scheduler
+ * fails one, those already set are put back as they were, also where
+ * that was not IKT's setting (chrt).
+ */
+static int ikt_set_threads(struct ikt_saved_thread *saved, unsigned int n,
+			   unsigned int prio)
+{
+	unsigned int i, j;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = security_task_setscheduler(saved[i].task);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n; i++) {
+		ret = ikt_set_task_prio(saved[i].task, prio);
+		if (!ret)
+			continue;
+		for (j = 0; j < i; j++)
+			if (sched_setattr_nocheck(saved[j].task, &saved[j].attr))
+				pr_warn("irq thread %s: its previous policy could not be restored\n",
+					saved[j].task->comm);
+		return ret;
+	}
+	return 0;
 }
 
 /**
@@ -345,19 +413,25 @@ static int ikt_desc_set_threads(struct irq_desc *desc, unsigned int prio)
  * CONFIG_IKT_DEFAULT_PRIO for @irq.  A later sched_setscheduler() on one
  * thread (chrt) still wins for that thread until the next call.  This is
  * the administrator's policy (/proc/irq/<N>/thread_priority), not a
- * driver interface, and is not exported.
+ * driver interface, and is not exported.  The calling task must be
+ * allowed to change the scheduler of each thread by the security modules
+ * (security_task_setscheduler(): the capability module wants
+ * CAP_SYS_NICE); a caller that opened a file on behalf of another checks
+ * that one's capability itself.
  *
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
  * descriptor, or its handlers can never run in a thread (chained, nested,
- * per-CPU, NMI or IRQ_NOTHREAD lines); the scheduler's error if a thread
- * refused the priority, after the threads were set back to the previous
- * setting.  Nothing is changed on error.
+ * per-CPU, NMI or IRQ_NOTHREAD lines); -ENOMEM; the security module's
+ * error if it refuses any thread; the scheduler's error if a thread
+ * refused the priority.  Nothing is changed on error: every thread keeps
+ * its policy and priority, however they were set.
  */
 VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio)
 {
+	struct ikt_saved_thread *saved;
 	struct irq_desc *desc;
-	unsigned int old;
+	unsigned int i, n;
 	int ret;
 
 	if (!ikt_prio_valid(prio))
@@ -368,15 +442,18 @@ VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio
 
 	guard(mutex)(&desc->request_mutex);
 	guard(mutex)(&ikt_prio_mutex);
-	old = READ_ONCE(desc->ikt_prio);
-	ret = ikt_desc_set_threads(desc, prio);
-	if (ret) {
-		WRITE_ONCE(desc->ikt_prio, old);
-		ikt_desc_set_threads(desc, 0);
-		return ret;
-	}
-	WRITE_ONCE(desc->ikt_prio, prio);
-	return 0;
+	n = ikt_desc_threads(desc, NULL);
+	saved = kcalloc(n, sizeof(*saved), GFP_KERNEL);
+	if (n && !saved)
+		return -ENOMEM;
+	ikt_desc_threads(desc, saved);
+	ret = ikt_set_threads(saved, n, prio);
+	if (!ret)
+		WRITE_ONCE(desc->ikt_prio, prio);
+	for (i = 0; i < n; i++)
+		put_task_struct(saved[i].task);
+	kfree(saved);
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(irq_set_thread_priority);
 
@@ -534,18 +611,16 @@ struct ikt_report_line {
 
 /*
  * The pid of @t as the reader of @m sees it: in the pid namespace of the
- * proc mount, and only where that mount's hidepid= lets the reader see
- * /proc/<pid> (the rule of fs/proc/base.c: the pid_gid group, or ptrace
- * read access); else 0.
+ * proc mount, and only where /proc lists @t to the reader under that
+ * mount's hidepid= and gid= (proc_pid_visible()); else 0.
  */
 static pid_t ikt_report_pid(struct seq_file *m, struct task_struct *t)
 {
-	struct proc_fs_info *fs_info = proc_sb_info(file_inode(m->file)->i_sb);
+	struct super_block *sb = file_inode(m->file)->i_sb;
 
-	if (fs_info->hide_pid != HIDEPID_OFF && !in_group_p(fs_info->pid_gid) &&
-	    !ptrace_may_access(t, PTRACE_MODE_READ_FSCREDS))
+	if (!proc_pid_visible(sb, t))
 		return 0;
-	return task_pid_nr_ns(t, fs_info->pid_ns);
+	return task_pid_nr_ns(t, proc_sb_info(sb)->pid_ns);
 }
 
 static void ikt_report_task(struct seq_file *m, struct task_struct *t)
@@ -601,10 +676,35 @@ static unsigned int ikt_report_collect(struct irq_desc *desc,
 	return n;
 }
 
+/*
+ * The lowest and highest priority of the threads of one interrupt's
+ * @n lines; equal if they agree or there are fewer than two threads.
+ */
+static void ikt_report_prio_range(const struct ikt_report_line *line,
+				  unsigned int n, unsigned int *lo,
+				  unsigned int *hi)
+{
+	unsigned int i;
+
+	*lo = MAX_RT_PRIO;
+	*hi = 0;
+	for (i = 0; i < n; i++) {
+		struct task_struct *t = line[i].task;
+
+		/* Threads that have not taken their priority yet do not count. */
+		if (!t || (t->policy != SCHED_FIFO && t->policy != SCHED_RR))
+			continue;
+		*lo = min(*lo, t->rt_priority);
+		*hi = max(*hi, t->rt_priority);
+	}
+	if (*lo > *hi)
+		*lo = *hi;
+}
+
 static void ikt_report_irq(struct seq_file *m, unsigned int irq)
 {
 	struct ikt_report_line line[IKT_REPORT_LINES];
-	unsigned int i, n, more;
+	unsigned int i, n, more, lo, hi;
 	struct irq_desc *desc;
 
 	scoped_guard(rcu) {
@@ -613,6 +713,7 @@ static void ikt_report_irq(struct seq_file *m, unsigned int irq)
 			return;
 		n = ikt_report_collect(desc, line, &more);
 	}
+	ikt_report_prio_range(line, n, &lo, &hi);
 	for (i = 0; i < n; i++) {
 		seq_printf(m, "%6u %-20s %-8s", irq, line[i].name, line[i].mode);
 		ikt_report_task(m, line[i].task);
@@ -622,6 +723,15 @@ static void ikt_report_irq(struct seq_file *m, unsigned int irq)
 	}
 	if (more)
 		seq_printf(m, "%6u (%u more actions)\n", irq, more);
+	/*
+	 * Threads of one line at different priorities, e.g. from ikt.prio=
+	 * rules naming the actions of a shared line: the line stays masked
+	 * until every IRQF_ONESHOT thread has run, so the lowest one delays
+	 * the next interrupt of the others.
+	 */
+	if (lo != hi)
+		seq_printf(m, "# %u: threads at different priorities (%u-%u): the line waits for the lowest\n",
+			   irq, lo, hi);
 }
 
 /* Position i < nr_irqs: interrupt i; nr_irqs: the footer. */
@@ -688,7 +798,9 @@ static int ikt_prio_proc_open(struct inode *inode, struct file *file)
 /*
  * The file is 0666: whether a write may change priorities is decided by
  * the opener's credentials (CAP_SYS_NICE in the initial user namespace),
- * as for sched_setscheduler() on another user's task, not by its uid.
+ * as for sched_setscheduler() on another user's task, not by its uid;
+ * then the security modules decide for the writer and each thread
+ * (security_task_setscheduler() in irq_set_thread_priority()).
  */
 static ssize_t ikt_prio_proc_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)

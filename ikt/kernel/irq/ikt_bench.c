@@ -145,11 +145,14 @@ static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode
 	int ret;
 
 	init_completion(&b.done);
-	hrtimer_init(&b.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	/* On this stack frame: tell debugobjects, and destroy it before return. */
+	hrtimer_init_on_stack(&b.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	b.timer.function = ikt_bench_raise;
 	ret = request_irq(irq, ikt_bench_handler, flags, "ikt-bench", &b);
-	if (ret)
+	if (ret) {
+		destroy_hrtimer_on_stack(&b.timer);
 		return ret;
+	}
 	for (b.n = 0; b.n < samples; ) {
 		u32 gap = gap_us + get_random_u32_below(gap_us + 1);
 
@@ -170,6 +173,7 @@ static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode
 	ikt_bench_report(mode, &b);
 out:
 	free_irq(irq, &b);
+	destroy_hrtimer_on_stack(&b.timer);
 	return ret;
 }
 

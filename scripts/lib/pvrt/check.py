@@ -567,6 +567,14 @@ class Check:
         self.res.case("boot", "/proc/irq/<N>/thread_priority: 70 taken by the thread,"
                       " bad input refused and nothing changed", bool(pr) and pr[0] == 0,
                       "\n".join(pr[1][-20:]) if pr else "no ikt-prio section")
+        for name, what in (("ikt-lsm", "thread_priority: a write by a task without"
+                            " CAP_SYS_NICE through root's descriptor refused by the LSM,"
+                            " nothing changed"),
+                           ("ikt-hidepid", "/proc/irq/ikt: hidepid=ptraceable hides thread"
+                            " pids from the gid= group, hidepid=invisible shows them")):
+            sec = secs.get(name)
+            self.res.case("boot", what, bool(sec) and sec[0] == 0,
+                          "\n".join(sec[1][-20:]) if sec else f"no {name} section")
 
     STAGES = [
         ("tools", "tool self-tests (pytest)", "st_tools"),

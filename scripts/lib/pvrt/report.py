@@ -403,7 +403,7 @@ def _save(plt, fig, path, rect=(0, 0, 1, 1)):
 
 COLOURS = {"stock": "tab:blue", "threadirqs": "tab:orange", "rt": "tab:green",
            "project": "tab:red", "project-noconv": "tab:purple",
-           "project-before": "tab:brown", "project-softirq": "tab:pink",
+           "project-before": "tab:brown",
            "stock-pcp0": "tab:cyan"}
 _SPARE = ("tab:olive", "tab:gray", "black", "gold", "navy", "lime")
 

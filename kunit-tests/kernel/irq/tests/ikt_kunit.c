@@ -1160,6 +1160,64 @@ static void ikt_timer_under_hog(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, h.ran_in, per_cpu(ktimerd, h.cpu));
 }
 
+struct ikt_softirq_probe {
+	struct timer_list timer;
+	struct tasklet_struct tasklet;
+	struct task_struct *timer_in;
+	struct task_struct *tasklet_in;
+	struct completion done;
+};
+
+static void ikt_probe_tasklet_fn(struct tasklet_struct *tl)
+{
+	struct ikt_softirq_probe *p = from_tasklet(p, tl, tasklet);
+
+	p->tasklet_in = current;
+	complete(&p->done);
+}
+
+static void ikt_probe_timer_fn(struct timer_list *timer)
+{
+	struct ikt_softirq_probe *p = from_timer(p, timer, timer);
+
+	p->timer_in = current;
+	tasklet_schedule(&p->tasklet);
+}
+
+/*
+ * ktimers runs the timer softirqs only: a tasklet that a timer callback
+ * schedules (TASKLET_SOFTIRQ, raised from ktimers) runs elsewhere, not at
+ * the priority given to timers.
+ */
+static void ikt_ktimers_timers_only(struct kunit *test)
+{
+	struct ikt_softirq_probe *p;
+	struct task_struct *ktimers;
+	unsigned long left;
+	int cpu;
+
+	ikt_require_threading(test);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_completion(&p->done);
+	tasklet_setup(&p->tasklet, ikt_probe_tasklet_fn);
+	timer_setup(&p->timer, ikt_probe_timer_fn, 0);
+	cpu = cpumask_first(cpu_online_mask);
+	ktimers = per_cpu(ktimerd, cpu);
+	KUNIT_ASSERT_NOT_NULL(test, ktimers);
+
+	p->timer.expires = jiffies + 1;
+	add_timer_on(&p->timer, cpu);
+	left = wait_for_completion_timeout(&p->done, WAIT_LIMIT);
+	timer_delete_sync(&p->timer);
+	tasklet_kill(&p->tasklet);
+	KUNIT_ASSERT_GT_MSG(test, left, 0, "the tasklet did not run");
+
+	KUNIT_EXPECT_PTR_EQ(test, p->timer_in, ktimers);
+	KUNIT_EXPECT_PTR_NE_MSG(test, p->tasklet_in, ktimers,
+				"the tasklet ran in %s", p->tasklet_in->comm);
+}
+
 /* A private proc mount, as user space would see /proc. */
 static struct vfsmount *ikt_proc_mount(struct kunit *test, const char *opts)
 {
@@ -1380,6 +1438,150 @@ static void ikt_report_pids(struct kunit *test)
 	free_irq(irq, t);
 }
 
+/*
+ * A write passes security_task_setscheduler() for the writing task and
+ * each thread, as sched_setscheduler() does: the capability module
+ * refuses a writer without CAP_SYS_NICE whose capabilities are not a
+ * superset of the thread's, even through a file a privileged task
+ * opened.  The refusal changes no thread, also not one set by hand.
+ */
+static void ikt_proc_lsm(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	struct sched_param rr = { .sched_priority = 33 };
+	kernel_cap_t none = CAP_EMPTY_SET;
+	struct task_struct *thread;
+	const struct cred *old;
+	struct vfsmount *mnt;
+	char __user *ubuf;
+	struct cred *cred;
+	char path[48];
+	struct file *f;
+	ssize_t ret;
+
+	ikt_require_threading(test);
+	ubuf = (char __user *)kunit_vm_mmap(test, NULL, 0, PAGE_SIZE,
+					   PROT_READ | PROT_WRITE,
+					   MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, (unsigned long)ubuf, 0, "no user memory");
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-lsm", t), 0);
+	/* Once the thread has run, it has taken its own priority. */
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->primary_done);
+	thread = ikt_action(irq)->thread;
+	/* As chrt -r -p 33 would. */
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_RR, &rr), 0);
+
+	mnt = ikt_proc_mount(test, NULL);
+	snprintf(path, sizeof(path), "irq/%u/thread_priority", irq);
+	f = file_open_root_mnt(mnt, path, O_RDWR, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	/* The writer: uid 1000, no capability, none permitted either. */
+	cred = prepare_creds();
+	KUNIT_ASSERT_NOT_NULL(test, cred);
+	cred->uid = KUIDT_INIT(1000);
+	cred->euid = cred->uid;
+	cred->fsuid = cred->uid;
+	cred->cap_effective = none;
+	cred->cap_permitted = none;
+	old = override_creds(cred);
+	put_cred(cred);
+	ret = ikt_pwrite(f, ubuf, "70", 2, 0);
+	revert_creds(old);
+	fput(f);
+	kern_unmount(mnt);
+
+	KUNIT_EXPECT_EQ(test, ret, -EPERM);
+	KUNIT_EXPECT_EQ(test, thread->policy, SCHED_RR);
+	KUNIT_EXPECT_EQ(test, thread->rt_priority, 33);
+	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, 0);
+	free_irq(irq, t);
+}
+
+/*
+ * hidepid=ptraceable hides a pid from every reader that may not ptrace
+ * the task, members of the gid= group included, as /proc does.
+ */
+static void ikt_report_hidepid_ptraceable(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	kernel_cap_t none = CAP_EMPTY_SET;
+	char line[128], want[16];
+	struct vfsmount *mnt;
+
+	ikt_require_threading(test);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-ptrace", t), 0);
+	snprintf(want, sizeof(want), " %d ",
+		 task_pid_nr_ns(ikt_action(irq)->thread, task_active_pid_ns(current)));
+
+	/* gid 1000: the reader's group (ikt_become() sets gid = uid). */
+	mnt = ikt_proc_mount(test, "hidepid=ptraceable,gid=1000");
+	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 1000, &none, "ikt-kunit-ptrace",
+						line, sizeof(line)));
+	KUNIT_EXPECT_NULL_MSG(test, strstr(line, want),
+			      "uid 1000 in gid= under hidepid=ptraceable reads: %s", line);
+	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 0, NULL, "ikt-kunit-ptrace",
+						line, sizeof(line)));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want), "root reads: %s", line);
+	kern_unmount(mnt);
+
+	/* hidepid=invisible: the gid= group sees every pid. */
+	mnt = ikt_proc_mount(test, "hidepid=invisible,gid=1000");
+	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 1000, &none, "ikt-kunit-ptrace",
+						line, sizeof(line)));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want),
+				  "uid 1000 in gid= under hidepid=invisible reads: %s", line);
+	kern_unmount(mnt);
+	free_irq(irq, t);
+}
+
+/*
+ * Threads of one shared line at different priorities, here from an
+ * ikt.prio= rule naming one of the actions, are flagged in the report.
+ */
+static void ikt_report_shared_prio(struct kunit *test)
+{
+	struct ikt_test *t = test->priv, *u;
+	unsigned int irq = t->virq[0];
+	unsigned int rule = ikt_rules_prio(ikt_boot_prio_rules(), UINT_MAX, "ikt-kunit-boot");
+	char line[128], flag[32];
+	struct vfsmount *mnt;
+
+	ikt_require_threading(test);
+	if (!rule || rule == CONFIG_IKT_DEFAULT_PRIO)
+		kunit_skip(test, "needs ikt.prio=ikt-kunit-boot:<p>, p not %d",
+			   CONFIG_IKT_DEFAULT_PRIO);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	init_completion(&u->primary_done);
+
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED,
+					  "ikt-kunit-boot", t), 0);
+	if (request_irq(irq, ikt_handler, IRQF_SHARED, "ikt-kunit-other", u)) {
+		free_irq(irq, t);
+		KUNIT_FAIL(test, "second shared request refused");
+		return;
+	}
+	/* Once both threads have run, each has taken its priority. */
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->primary_done);
+	ikt_wait(test, &u->primary_done);
+	KUNIT_EXPECT_EQ(test, ikt_action(irq)->thread->rt_priority, rule);
+	KUNIT_EXPECT_EQ(test, ikt_action(irq)->next->thread->rt_priority,
+			CONFIG_IKT_DEFAULT_PRIO);
+
+	snprintf(flag, sizeof(flag), "# %u: threads at different", irq);
+	mnt = ikt_proc_mount(test, NULL);
+	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 0, NULL, flag, line,
+						    sizeof(line)),
+			      "no line \"%s...\"", flag);
+	kern_unmount(mnt);
+	free_irq(irq, u);
+	free_irq(irq, t);
+}
+
 static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_threaded_by_default),
 	KUNIT_CASE(ikt_boot_param_prio),
@@ -1394,10 +1596,14 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE_PARAM(ikt_shared_unthreaded, ikt_shared_gen_params),
 	KUNIT_CASE(ikt_shared_unthreaded_thread_fn),
 	KUNIT_CASE(ikt_timer_under_hog),
+	KUNIT_CASE(ikt_ktimers_timers_only),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),
 	KUNIT_CASE(ikt_proc_file),
 	KUNIT_CASE(ikt_report_pids),
+	KUNIT_CASE(ikt_proc_lsm),
+	KUNIT_CASE(ikt_report_hidepid_ptraceable),
+	KUNIT_CASE(ikt_report_shared_prio),
 	{}
 };
 

@@ -313,8 +313,9 @@ static struct pvk_worker *pvk_worker_on(struct pvk_ctx *ctx, const char *name,
 	ctx->nworkers++;
 	get_task_struct(w->task);
 	kthread_bind(w->task, cpu);
-	KUNIT_ASSERT_EQ(test, pvk_set_fifo(w->task, prio), 0);
+	/* Running, so that pvk_exit() can always stop it. */
 	wake_up_process(w->task);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(w->task, prio), 0);
 	return w;
 }
 
@@ -1312,7 +1313,7 @@ static struct pvk_worker *pvk_outer_cycle(struct kunit *test, struct pvk_worker 
 	bool lockdep;
 
 	if (IS_ENABLED(CONFIG_DEBUG_RT_MUTEXES))
-		kunit_skip(test, "CONFIG_DEBUG_RT_MUTEXES: rt_mutex_lock() detects the cycle and sleeps for good");
+		kunit_skip(test, "with CONFIG_DEBUG_RT_MUTEXES a closed cycle sleeps for good");
 	*t1 = pvk_worker(ctx, "T1", 20);
 	*t2 = pvk_worker(ctx, "T2", 10);
 	t4 = pvk_worker(ctx, "T4", 5);

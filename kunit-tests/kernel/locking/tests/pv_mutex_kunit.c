@@ -815,6 +815,7 @@ static void pvk_timeout_running_owner(struct kunit *test)
 			       "the owner stopped running before the waiter returned");
 	WRITE_ONCE(ctx->stop_spin, true);
 	pvk_wait(o);
+	kunit_info(test, "a 100 ms timed lock returned after %lld ms\n", ms);
 	KUNIT_EXPECT_LT_MSG(test, ms, PVK_LATE_MS,
 			    "a 100 ms timed lock returned after %lld ms", ms);
 }
@@ -843,6 +844,7 @@ static void pvk_signal_running_owner(struct kunit *test)
 	pvk_wait(o);
 	KUNIT_ASSERT_NE_MSG(test, ctx->signalled, 0, "the owner sent no signal");
 	ms = ktime_ms_delta(w->returned, ctx->signalled);
+	kunit_info(test, "%s: -EINTR %lld ms after the signal\n", ctx->ops->name, ms);
 	KUNIT_EXPECT_LT_MSG(test, ms, PVK_LATE_MS,
 			    "an interruptible lock returned %lld ms after the signal", ms);
 }

@@ -31,11 +31,17 @@
  *
  * What pv_mutex adds to rt_mutex, and why:
  *
- *  - Every lock that blocks walks the whole chain with deadlock detection
- *    (RT_MUTEX_FULL_CHAINWALK), so the int-returning variants return
- *    -EDEADLK for any cycle, through locks of any type, with the waiter
- *    dequeued and its donation withdrawn.  rt_mutex detects cycles only
- *    with CONFIG_DEBUG_RT_MUTEXES, and then never returns them.
+ *  - The int-returning variants walk the whole chain with deadlock
+ *    detection (RT_MUTEX_FULL_CHAINWALK) and return -EDEADLK, with the
+ *    waiter dequeued and its donation withdrawn, for the cycle they would
+ *    close, through locks of any type, and for a walk longer than
+ *    max_lock_depth, which includes running into a cycle that another
+ *    waiter closed.  A cycle closed by a call that cannot fail
+ *    (rt_mutex_lock(), an rtlock, pv_mutex_lock()) is reported to nobody:
+ *    such calls walk only as far as priorities change
+ *    (RT_MUTEX_MIN_CHAINWALK), as rt_mutex does, and their waiters sleep
+ *    for good.  rt_mutex detects cycles only with CONFIG_DEBUG_RT_MUTEXES,
+ *    and then never returns them.
  *  - A timed lock for kernel callers, in jiffies, which never wraps: any
  *    timeout up to MAX_SCHEDULE_TIMEOUT (which waits for good).
  *  - Misuse checks in every build: unlock by a non-owner warns once and
@@ -83,6 +89,7 @@ EXPORT_SYMBOL_IF_KUNIT(pv_mutex_timeout_expiry);
  */
 static noinline int __sched pv_mutex_lock_slowpath(struct pv_mutex *lock,
 						   unsigned int state,
+						   enum rtmutex_chainwalk chwalk,
 						   long timeout,
 						   unsigned long ip)
 {
@@ -99,8 +106,7 @@ static noinline int __sched pv_mutex_lock_slowpath(struct pv_mutex *lock,
 		hrtimer_sleeper_start_expires(to, HRTIMER_MODE_REL);
 	}
 
-	ret = rt_mutex_slowlock_timeout(&lock->rtmutex, NULL, state,
-					RT_MUTEX_FULL_CHAINWALK, to);
+	ret = rt_mutex_slowlock_timeout(&lock->rtmutex, NULL, state, chwalk, to);
 
 	if (to) {
 		hrtimer_cancel(&to->timer);
@@ -128,34 +134,25 @@ static __always_inline int __pv_mutex_lock(struct pv_mutex *lock,
 {
 	if (pv_mutex_lock_fast(lock, 0, ip))
 		return 0;
-	return pv_mutex_lock_slowpath(lock, state, timeout, ip);
+	return pv_mutex_lock_slowpath(lock, state, RT_MUTEX_FULL_CHAINWALK,
+				      timeout, ip);
 }
 
 /*
- * A void lock has no way to report a cycle: say so, then block for good.
- * Out of line too, so that the fast path of pv_mutex_lock() needs no stack
- * frame for it.
+ * A void lock has no way to report a cycle, so a full chain walk would find
+ * nothing it could act on: walk only as far as priorities change, as
+ * rt_mutex_lock() does.  A cycle that walk still meets (or any, with
+ * CONFIG_DEBUG_RT_MUTEXES) is rt_mutex_handle_deadlock()'s: a warning, then
+ * the caller sleeps for good.  So the slow path returns 0 here.
  */
-static noinline void __sched pv_mutex_lock_slowpath_void(struct pv_mutex *lock,
-							 unsigned long ip)
-{
-	if (likely(!pv_mutex_lock_slowpath(lock, TASK_UNINTERRUPTIBLE,
-					   MAX_SCHEDULE_TIMEOUT, ip)))
-		return;
-	WARN_ONCE(1, "pv_mutex: deadlock detected acquiring %p\n", lock);
-	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
-		schedule();
-	}
-}
-
 static __always_inline void __pv_mutex_lock_void(struct pv_mutex *lock,
 						 unsigned int subclass,
 						 unsigned long ip)
 {
 	if (pv_mutex_lock_fast(lock, subclass, ip))
 		return;
-	pv_mutex_lock_slowpath_void(lock, ip);
+	pv_mutex_lock_slowpath(lock, TASK_UNINTERRUPTIBLE, RT_MUTEX_MIN_CHAINWALK,
+			       MAX_SCHEDULE_TIMEOUT, ip);
 }
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -178,9 +175,11 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock_nested);
  * Sleeps uninterruptibly until @lock is free.  While it waits, the owner,
  * and every owner down the chain of blocked owners, whatever the type of
  * the priority-inheritance lock it waits on, runs at least at the caller's
- * priority.  A deadlock (the caller already owns @lock, or the chain leads
- * back to the caller) is reported with a warning, and the caller then
- * sleeps for good: use the int-returning variants where a cycle is
+ * priority.  Like rt_mutex_lock(), it walks that chain only as far as
+ * priorities change and returns no deadlock: a cycle it closes is not
+ * reported (a warning if its walk happens to meet it, or with
+ * CONFIG_DEBUG_RT_MUTEXES), and the caller and the other waiters of the
+ * cycle sleep for good.  Use the int-returning variants where a cycle is
  * possible.
  */
 void __sched pv_mutex_lock(struct pv_mutex *lock)
@@ -193,11 +192,17 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock);
  * pv_mutex_lock_interruptible - lock a pv_mutex, interruptible by signals
  * @lock: the mutex
  *
+ * Walks the whole chain of blocked owners from @lock, through
+ * priority-inheritance locks of any type, to detect a deadlock.
+ *
  * Return: 0 when locked; -EINTR when a signal arrived first; -EDEADLK when
- * waiting would close a cycle, through locks of any priority-inheritance
- * type, or the chain is longer than kernel.max_lock_depth.  On error
- * nothing changed: the caller's donation to the owner chain has been
- * withdrawn.
+ * waiting would close a cycle (the walk comes back to @lock or to the
+ * caller), or when the walk takes more than kernel.max_lock_depth steps,
+ * as it does when it runs into a cycle without @lock and the caller.  Such
+ * a cycle was closed by a call that cannot fail (rt_mutex_lock(), a
+ * PREEMPT_RT sleeping spinlock, pv_mutex_lock()): that call got no error,
+ * and its waiters sleep for good.  On error nothing changed: the caller's
+ * donation to the owner chain has been withdrawn.
  */
 int __sched pv_mutex_lock_interruptible(struct pv_mutex *lock)
 {

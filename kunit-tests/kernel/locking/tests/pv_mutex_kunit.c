@@ -29,6 +29,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <uapi/linux/sched/types.h>
@@ -38,6 +39,10 @@
 #define CONTROLLER_PRIO	90
 #define WAIT_LIMIT	(10 * HZ)
 #define PVK_NLOCKS	4
+/* How long an owner that never sleeps runs at most: beyond RT throttling. */
+#define PVK_RUN_LIMIT	(3 * HZ)
+/* A wait that ends this late has waited for RT throttling (950 ms). */
+#define PVK_LATE_MS	500
 
 union pvk_lock {
 	struct pv_mutex pv;
@@ -116,7 +121,7 @@ static const struct pvk_ops pvk_ps_ops = {
 
 enum pvk_cmd { CMD_LOCK, CMD_LOCK_INTR, CMD_LOCK_TIMEOUT, CMD_UNLOCK,
 	       CMD_PV_LOCK, CMD_PV_UNLOCK, CMD_RT_LOCK, CMD_RT_LOCK_INTR,
-	       CMD_RT_UNLOCK, CMD_SPIN, CMD_EXIT };
+	       CMD_RT_UNLOCK, CMD_SPIN, CMD_HOLD_RUN, CMD_RELEASE, CMD_EXIT };
 
 struct pvk_ctx;
 
@@ -130,32 +135,89 @@ struct pvk_worker {
 	long			timeout;
 	int			result;
 	bool			busy;
+	unsigned long		held;		/* bit i: holds ctx->locks[i] */
+	ktime_t			issued, returned;
 };
 
+/*
+ * One per case, kmalloc'ed rather than a KUnit resource: a worker that a
+ * failed case leaves blocked still points into it, so pvk_exit() frees it
+ * only once every worker has finished, and leaks it otherwise.
+ */
 struct pvk_ctx {
 	struct kunit		*test;
 	const struct pvk_ops	*ops;
 	union pvk_lock		locks[PVK_NLOCKS];
+	const struct pvk_ops	*kind[PVK_NLOCKS];	/* how locks[i] unlocks */
 	struct lock_class_key	keys[PVK_NLOCKS];
 	struct pvk_worker	workers[6];
 	int			nworkers;
 	bool			stop_spin;
 	bool			spin_finished;
+	struct completion	owner_runs;	/* CMD_HOLD_RUN holds its lock */
+	struct task_struct	*signal_target;	/* CMD_HOLD_RUN signals it */
+	ktime_t			signalled;
 };
+
+/*
+ * The owner of CMD_HOLD_RUN: hold the lock and keep running, never
+ * sleeping, until the controller says stop or PVK_RUN_LIMIT passed.  If
+ * the case named a signal target, send it SIGUSR1 once it is queued on the
+ * lock and running, that is, spinning on this owner.
+ */
+static void pvk_hold_run(struct pvk_worker *w)
+{
+	struct pvk_ctx *ctx = w->ctx;
+	unsigned long until = jiffies + PVK_RUN_LIMIT;
+	struct task_struct *t = READ_ONCE(ctx->signal_target);
+	ktime_t queued = 0;
+
+	ctx->ops->lock(w->lock);
+	complete(&ctx->owner_runs);
+	while (!READ_ONCE(ctx->stop_spin) && time_before(jiffies, until)) {
+		cpu_relax();
+		/* Queued on the lock and on a run queue: spinning. */
+		if (!t || !READ_ONCE(t->pi_blocked_on) || !READ_ONCE(t->on_rq))
+			continue;
+		/* Leave the waiter 10 ms to get past its checks into the spin. */
+		if (!queued)
+			queued = ktime_get();
+		if (ktime_ms_delta(ktime_get(), queued) < 10)
+			continue;
+		send_sig(SIGUSR1, t, 1);
+		ctx->signalled = ktime_get();
+		t = NULL;
+	}
+	WRITE_ONCE(ctx->spin_finished, !READ_ONCE(ctx->stop_spin));
+	ctx->ops->unlock(w->lock);
+}
+
+/* Unlock every lock @w holds, each the way its type unlocks. */
+static void pvk_release(struct pvk_worker *w)
+{
+	struct pvk_ctx *ctx = w->ctx;
+	int i;
+
+	for (i = 0; i < PVK_NLOCKS; i++)
+		if (w->held & BIT(i))
+			ctx->kind[i]->unlock(&ctx->locks[i]);
+	w->held = 0;
+}
 
 static int pvk_worker_fn(void *arg)
 {
 	struct pvk_worker *w = arg;
 	struct pvk_ctx *ctx = w->ctx;
-	unsigned long until;
+	unsigned long until, bit;
 
 	allow_signal(SIGUSR1);
 	for (;;) {
 		wait_for_completion(&w->go);
+		bit = w->lock ? BIT(w->lock - ctx->locks) : 0;
+		w->result = 0;
 		switch (w->cmd) {
 		case CMD_LOCK:
 			ctx->ops->lock(w->lock);
-			w->result = 0;
 			break;
 		case CMD_LOCK_INTR:
 			w->result = ctx->ops->lock_interruptible(w->lock);
@@ -190,9 +252,34 @@ static int pvk_worker_fn(void *arg)
 				cpu_relax();
 			WRITE_ONCE(ctx->spin_finished, true);
 			break;
+		case CMD_HOLD_RUN:
+			pvk_hold_run(w);
+			break;
+		case CMD_RELEASE:
+			pvk_release(w);
+			break;
 		case CMD_EXIT:
 			complete(&w->done);
 			return 0;
+		}
+		w->returned = ktime_get();
+		switch (w->cmd) {
+		case CMD_LOCK:
+		case CMD_LOCK_INTR:
+		case CMD_LOCK_TIMEOUT:
+		case CMD_PV_LOCK:
+		case CMD_RT_LOCK:
+		case CMD_RT_LOCK_INTR:
+			if (!w->result)
+				w->held |= bit;
+			break;
+		case CMD_UNLOCK:
+		case CMD_PV_UNLOCK:
+		case CMD_RT_UNLOCK:
+			w->held &= ~bit;
+			break;
+		default:
+			break;
 		}
 		complete(&w->done);
 	}
@@ -209,7 +296,8 @@ static int pvk_set_fifo(struct task_struct *t, int prio)
 	return sched_setattr_nocheck(t, &attr);
 }
 
-static struct pvk_worker *pvk_worker(struct pvk_ctx *ctx, const char *name, int prio)
+static struct pvk_worker *pvk_worker_on(struct pvk_ctx *ctx, const char *name,
+					int prio, int cpu)
 {
 	struct kunit *test = ctx->test;
 	struct pvk_worker *w;
@@ -224,21 +312,33 @@ static struct pvk_worker *pvk_worker(struct pvk_ctx *ctx, const char *name, int 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w->task));
 	ctx->nworkers++;
 	get_task_struct(w->task);
-	kthread_bind(w->task, 0);
-	KUNIT_ASSERT_EQ(test, pvk_set_fifo(w->task, prio), 0);
+	kthread_bind(w->task, cpu);
+	/* Running, so that pvk_exit() can always stop it. */
 	wake_up_process(w->task);
+	KUNIT_ASSERT_EQ(test, pvk_set_fifo(w->task, prio), 0);
 	return w;
 }
 
-/* Hand @w a command without waiting for it. */
-static void pvk_issue(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
+static struct pvk_worker *pvk_worker(struct pvk_ctx *ctx, const char *name, int prio)
 {
-	KUNIT_ASSERT_FALSE(w->ctx->test, w->busy);
+	return pvk_worker_on(ctx, name, prio, 0);
+}
+
+/* Hand @w a command without waiting for it. */
+static void __pvk_issue(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
+{
 	w->cmd = cmd;
 	w->lock = lock;
 	w->busy = true;
 	reinit_completion(&w->done);
+	w->issued = ktime_get();
 	complete(&w->go);
+}
+
+static void pvk_issue(struct pvk_worker *w, enum pvk_cmd cmd, union pvk_lock *lock)
+{
+	KUNIT_ASSERT_FALSE(w->ctx->test, w->busy);
+	__pvk_issue(w, cmd, lock);
 }
 
 /* Wait until @w's command finished; return its result. */
@@ -320,6 +420,7 @@ static void pvk_lock_init(struct pvk_ctx *ctx, union pvk_lock *l,
 {
 	struct lock_class_key *key = &ctx->keys[l - ctx->locks];
 
+	ctx->kind[l - ctx->locks] = ops;
 	ops->init(l);
 	if (ops == &pvk_rt_ops)
 		lockdep_set_class(&l->rt, key);
@@ -337,45 +438,84 @@ static int pvk_init(struct kunit *test)
 	struct pvk_ctx *ctx;
 	int i;
 
-	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	test->priv = ctx;
 	ctx->test = test;
 	ctx->ops = param ? *param : &pvk_pv_ops;
+	init_completion(&ctx->owner_runs);
 	for (i = 0; i < PVK_NLOCKS; i++) {
 		lockdep_register_key(&ctx->keys[i]);
 		pvk_lock_init(ctx, &ctx->locks[i], ctx->ops);
 	}
-	test->priv = ctx;
 	/* The controller outranks every worker, on the workers' CPU. */
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(0)), 0);
 	KUNIT_ASSERT_EQ(test, pvk_set_fifo(current, CONTROLLER_PRIO), 0);
 	return 0;
 }
 
+/*
+ * Bring every worker back to idle with no lock held, also after a failed
+ * case: stop the running owners, interrupt the interruptible waits
+ * (SIGUSR1), and have each idle worker unlock what it holds, which lets
+ * the uninterruptible waiters behind it go on.  Return the number of
+ * workers still blocked after WAIT_LIMIT.
+ */
+static int pvk_quiesce(struct pvk_ctx *ctx)
+{
+	unsigned long until = jiffies + WAIT_LIMIT;
+	int i, left;
+
+	WRITE_ONCE(ctx->stop_spin, true);
+	for (;;) {
+		left = 0;
+		for (i = 0; i < ctx->nworkers; i++) {
+			struct pvk_worker *w = &ctx->workers[i];
+
+			if (w->busy && try_wait_for_completion(&w->done))
+				w->busy = false;
+			if (w->busy) {
+				send_sig(SIGUSR1, w->task, 1);
+				left++;
+			} else if (w->held) {
+				__pvk_issue(w, CMD_RELEASE, NULL);
+				left++;
+			}
+		}
+		if (!left || time_after(jiffies, until))
+			return left;
+		schedule_timeout_uninterruptible(1);
+	}
+}
+
 static void pvk_exit(struct kunit *test)
 {
 	struct pvk_ctx *ctx = test->priv;
-	int i;
+	int i, stuck;
 
-	bool stuck = false;
-
-	WRITE_ONCE(ctx->stop_spin, true);
+	if (!ctx)
+		return;
+	stuck = pvk_quiesce(ctx);
+	if (stuck) {
+		/*
+		 * A failure already reported left workers blocked on locks in
+		 * @ctx, of classes of @ctx->keys: leak both, with the workers.
+		 */
+		kunit_err(test, "%d worker(s) still blocked: their context is leaked\n",
+			  stuck);
+		return;
+	}
 	for (i = 0; i < ctx->nworkers; i++) {
 		struct pvk_worker *w = &ctx->workers[i];
 
-		/* A worker still blocked here is a test failure already reported. */
-		if (w->busy && !wait_for_completion_timeout(&w->done, WAIT_LIMIT)) {
-			stuck = true;
-			continue;
-		}
-		w->busy = false;
-		pvk_do(w, CMD_EXIT, NULL);
+		__pvk_issue(w, CMD_EXIT, NULL);
+		wait_for_completion(&w->done);
 		kthread_stop(w->task);
 		put_task_struct(w->task);
 	}
-	/* A stuck worker may still hold a lock of these classes: leak them. */
-	for (i = 0; !stuck && i < PVK_NLOCKS; i++)
+	for (i = 0; i < PVK_NLOCKS; i++)
 		lockdep_unregister_key(&ctx->keys[i]);
+	kfree(ctx);
 }
 
 /* --- the paper's figures -------------------------------------------------- */
@@ -629,6 +769,84 @@ static void pvk_signal_deboosts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pvk_wait(p3), -EINTR);
 	EXPECT_PRIO(p1, 10);
 	pvk_do(p1, CMD_UNLOCK, a);
+}
+
+/*
+ * An owner that keeps running on another CPU, holding @l, for up to
+ * PVK_RUN_LIMIT: a top waiter of at least its priority spins on it rather
+ * than sleeping.
+ */
+static struct pvk_worker *pvk_running_owner(struct kunit *test, union pvk_lock *l)
+{
+	struct pvk_ctx *ctx = test->priv;
+	struct pvk_worker *o;
+
+	o = pvk_worker_on(ctx, "O", 10, cpumask_any_but(cpu_online_mask, 0));
+	pvk_issue(o, CMD_HOLD_RUN, l);
+	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&ctx->owner_runs,
+							      WAIT_LIMIT), 0,
+			    "the owner never took the lock");
+	return o;
+}
+
+/*
+ * A timed lock returns at its timeout also while it spins on an owner that
+ * runs on another CPU: 100 ms, not the 950 ms after which RT throttling
+ * takes a CPU from the waiter or the owner.  The waiter is at FIFO 80,
+ * above the threaded interrupt handlers, so nothing else preempts it.
+ */
+static void pvk_timeout_running_owner(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *o, *w;
+	s64 ms;
+
+	if (!ctx->ops->lock_timeout)
+		kunit_skip(test, "%s has no timed lock for kernel users", ctx->ops->name);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "the owner needs a CPU of its own: one CPU online");
+	w = pvk_worker(ctx, "W", 80);
+	o = pvk_running_owner(test, a);
+	w->timeout = msecs_to_jiffies(100);
+	KUNIT_EXPECT_EQ(test, pvk_do(w, CMD_LOCK_TIMEOUT, a), -ETIMEDOUT);
+	ms = ktime_ms_delta(w->returned, w->issued);
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(ctx->spin_finished),
+			       "the owner stopped running before the waiter returned");
+	WRITE_ONCE(ctx->stop_spin, true);
+	pvk_wait(o);
+	kunit_info(test, "a 100 ms timed lock returned after %lld ms\n", ms);
+	KUNIT_EXPECT_LT_MSG(test, ms, PVK_LATE_MS,
+			    "a 100 ms timed lock returned after %lld ms", ms);
+}
+
+/*
+ * The same for a signal: an interruptible lock spinning on a running owner
+ * returns -EINTR soon after the signal, not when RT throttling stops the
+ * spin.  The owner sends the signal once the waiter spins.
+ */
+static void pvk_signal_running_owner(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0];
+	struct pvk_worker *o, *w;
+	s64 ms;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "the owner needs a CPU of its own: one CPU online");
+	w = pvk_worker(ctx, "W", 80);
+	ctx->signal_target = w->task;
+	o = pvk_running_owner(test, a);
+	KUNIT_EXPECT_EQ(test, pvk_do(w, CMD_LOCK_INTR, a), -EINTR);
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(ctx->spin_finished),
+			       "the owner stopped running before the waiter returned");
+	WRITE_ONCE(ctx->stop_spin, true);
+	pvk_wait(o);
+	KUNIT_ASSERT_NE_MSG(test, ctx->signalled, 0, "the owner sent no signal");
+	ms = ktime_ms_delta(w->returned, ctx->signalled);
+	kunit_info(test, "%s: -EINTR %lld ms after the signal\n", ctx->ops->name, ms);
+	KUNIT_EXPECT_LT_MSG(test, ms, PVK_LATE_MS,
+			    "an interruptible lock returned %lld ms after the signal", ms);
 }
 
 /*
@@ -1081,47 +1299,100 @@ static void pvk_timeout_no_wrap(struct kunit *test)
 }
 
 /*
- * A chain longer than kernel.max_lock_depth counts as a deadlock, with
- * nothing changed.  P4 asks for C: P3 (C) waits on B (P2), which waits on
- * A (P1), a walk of two steps from P3.  max_lock_depth is lowered to 1 for
- * the one call (a sysctl, global: nothing else in the test kernel holds a
- * chain that deep meanwhile).
+ * A cycle that neither the lock asked for nor its caller is part of, closed
+ * by rt_mutex_lock_interruptible(), which walks the chain only as far as
+ * priorities change and so reports nothing: T1 holds rt A and waits on pv
+ * B, T2 holds B and waits on A.  T4 holds pv C and waits on A behind T2.
+ * Each waiter is interruptible, so the case can break the cycle again.
+ * Locks A, B, C are ctx->locks[0..2]; T4 is returned.
+ */
+static struct pvk_worker *pvk_outer_cycle(struct kunit *test, struct pvk_worker **t1,
+					  struct pvk_worker **t2)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1], *c = &ctx->locks[2];
+	struct pvk_worker *t4;
+	bool lockdep;
+
+	if (IS_ENABLED(CONFIG_DEBUG_RT_MUTEXES))
+		kunit_skip(test, "with CONFIG_DEBUG_RT_MUTEXES a closed cycle sleeps for good");
+	*t1 = pvk_worker(ctx, "T1", 20);
+	*t2 = pvk_worker(ctx, "T2", 10);
+	t4 = pvk_worker(ctx, "T4", 5);
+	pvk_lock_init(ctx, a, &pvk_rt_ops);
+	pvk_do(*t1, CMD_RT_LOCK, a);
+	pvk_do(*t2, CMD_PV_LOCK, b);
+	pvk_do(t4, CMD_PV_LOCK, c);
+	pvk_block(*t1, CMD_LOCK_INTR, b);
+	EXPECT_PRIO(*t2, 20);
+	/* T2 runs at T1's priority: its walk changes none and stops at T1. */
+	lockdep = pvk_lockdep_expect(test, "lockdep reports the circular dependency");
+	pvk_block(*t2, CMD_RT_LOCK_INTR, a);
+	if (lockdep)
+		kunit_info(test, "end of expected warning\n");
+	pvk_block(t4, CMD_RT_LOCK_INTR, a);
+	return t4;
+}
+
+/* Break the cycle of pvk_outer_cycle() (signal T2) and unwind it. */
+static void pvk_outer_cycle_unwind(struct kunit *test, struct pvk_worker *t1,
+				   struct pvk_worker *t2, struct pvk_worker *t4)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1], *c = &ctx->locks[2];
+
+	send_sig(SIGUSR1, t2->task, 1);
+	KUNIT_EXPECT_EQ(test, pvk_wait(t2), -EINTR);
+	pvk_do(t2, CMD_PV_UNLOCK, b);
+	KUNIT_EXPECT_EQ(test, pvk_wait(t1), 0);
+	pvk_do(t1, CMD_PV_UNLOCK, b);
+	pvk_do(t1, CMD_RT_UNLOCK, a);
+	KUNIT_EXPECT_EQ(test, pvk_wait(t4), 0);
+	pvk_do(t4, CMD_RT_UNLOCK, a);
+	pvk_do(t4, CMD_PV_UNLOCK, c);
+}
+
+/*
+ * A chain walk longer than kernel.max_lock_depth steps counts as a
+ * deadlock, with nothing changed.  T3 asks for C: the full walk goes to T4,
+ * then round the cycle of pvk_outer_cycle() without meeting C or T3 again,
+ * until it has made max_lock_depth steps, whatever that limit is.
  */
 static void pvk_chain_too_deep(struct kunit *test)
 {
 	struct pvk_ctx *ctx = test->priv;
-	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1], *c = &ctx->locks[2];
-	struct pvk_worker *p1 = pvk_worker(ctx, "P1", 10);
-	struct pvk_worker *p2 = pvk_worker(ctx, "P2", 20);
-	struct pvk_worker *p3 = pvk_worker(ctx, "P3", 30);
-	struct pvk_worker *p4 = pvk_worker(ctx, "P4", 40);
-	int saved = max_lock_depth;
+	union pvk_lock *c = &ctx->locks[2];
+	struct pvk_worker *t1, *t2, *t3, *t4;
 
-	pvk_do(p1, CMD_LOCK, a);
-	pvk_do(p2, CMD_LOCK, b);
-	pvk_do(p3, CMD_LOCK, c);
-	pvk_block(p2, CMD_LOCK, a);
-	pvk_block(p3, CMD_LOCK, b);
-	EXPECT_PRIO(p1, 30);
-	WRITE_ONCE(max_lock_depth, 1);
-	KUNIT_EXPECT_EQ(test, pvk_do(p4, CMD_LOCK_INTR, c), -EDEADLK);
-	WRITE_ONCE(max_lock_depth, saved);
-	KUNIT_EXPECT_FALSE(test, pvk_queued(p4->task));
-	EXPECT_PRIO(p3, 30);
-	EXPECT_PRIO(p2, 30);
-	EXPECT_PRIO(p1, 30);
-	/* With the depth back, the same request blocks and boosts the chain. */
-	pvk_block(p4, CMD_LOCK, c);
-	EXPECT_PRIO(p1, 40);
-	pvk_do(p1, CMD_UNLOCK, a);
-	pvk_wait(p2);
-	pvk_do(p2, CMD_UNLOCK, a);
-	pvk_do(p2, CMD_UNLOCK, b);
-	pvk_wait(p3);
-	pvk_do(p3, CMD_UNLOCK, b);
-	pvk_do(p3, CMD_UNLOCK, c);
-	pvk_wait(p4);
-	pvk_do(p4, CMD_UNLOCK, c);
+	t4 = pvk_outer_cycle(test, &t1, &t2);
+	t3 = pvk_worker(ctx, "T3", 30);
+	KUNIT_EXPECT_EQ(test, pvk_do(t3, CMD_LOCK_INTR, c), -EDEADLK);
+	KUNIT_EXPECT_FALSE(test, pvk_queued(t3->task));
+	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&c->pv), t4->task);
+	EXPECT_PRIO(t4, 5);		/* T3's donation withdrawn */
+	pvk_outer_cycle_unwind(test, t1, t2, t4);
+}
+
+/*
+ * pv_mutex_lock() cannot return -EDEADLK, so a full chain walk brings it
+ * nothing: like rt_mutex_lock(), it walks only as far as priorities change.
+ * T5, below T4, asks for C: its walk stops at T4, and it gets C once the
+ * cycle beyond T4 is broken.  A full walk would run round the cycle into
+ * max_lock_depth and leave T5 asleep for good.
+ */
+static void pvk_void_lock_short_walk(struct kunit *test)
+{
+	struct pvk_ctx *ctx = test->priv;
+	union pvk_lock *c = &ctx->locks[2];
+	struct pvk_worker *t1, *t2, *t4, *t5;
+
+	t4 = pvk_outer_cycle(test, &t1, &t2);
+	t5 = pvk_worker(ctx, "T5", 3);
+	pvk_block(t5, CMD_PV_LOCK, c);
+	EXPECT_PRIO(t4, 5);
+	pvk_outer_cycle_unwind(test, t1, t2, t4);
+	KUNIT_EXPECT_EQ(test, pvk_wait(t5), 0);
+	pvk_do(t5, CMD_PV_UNLOCK, c);
 }
 
 /*
@@ -1390,6 +1661,8 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE_PARAM(pvk_boost_is_not_baseline, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_timeout_deboosts, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_signal_deboosts, pvk_locks_gen_params),
+	KUNIT_CASE(pvk_timeout_running_owner),
+	KUNIT_CASE_PARAM(pvk_signal_running_owner, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_setscheduler, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_chain_middle_leaves, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_handoff_fifo, pvk_all_locks_gen_params),
@@ -1399,7 +1672,6 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE(pvk_chain_rt_to_pv),
 	KUNIT_CASE(pvk_chain_rt_to_pv_deboost),
 	KUNIT_CASE(pvk_chain_mixed_middle_leaves),
-	KUNIT_CASE(pvk_chain_too_deep),
 	KUNIT_CASE(pvk_pi_chains_view),
 	KUNIT_CASE(pvk_deadline_donor),
 	KUNIT_CASE(pvk_timeout_no_wrap),
@@ -1410,6 +1682,8 @@ static struct kunit_case pv_mutex_cases[] = {
 	KUNIT_CASE_PARAM(pvk_deadlock_aa, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_deadlock_abba, pvk_locks_gen_params),
 	KUNIT_CASE(pvk_deadlock_mixed),
+	KUNIT_CASE(pvk_chain_too_deep),
+	KUNIT_CASE(pvk_void_lock_short_walk),
 	{}
 };
 

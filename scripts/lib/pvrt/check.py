@@ -449,13 +449,20 @@ class Check:
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
                         append=" ".join(build.Variant("project", self.top).cmdline
-                                        + [KUNIT_SECOND_RULE]))
+                                        + [KUNIT_SECOND_RULE, torture.DEVKMSG]))
         self.res.case("boot", "validation kernel boots to userspace (QEMU -smp 2)", res.booted,
                       f"see {res.log_path}")
         secs = res.sections()
-        lt = secs.get("torture-rtmutex_lock")
-        self.res.case("boot", "locktorture rtmutex_lock: End of test: SUCCESS",
-                      bool(lt) and lt[0] == 0, "no SUCCESS line" if lt else "no section")
+        # Judged as scripts/torture judges a scenario: its window of the
+        # console, its verdict, its progress, no splat.
+        scen = torture.Scenario("rtmutex_lock")
+        scen.module = "locktorture"
+        scen.params = ["torture_type=rtmutex_lock", "nwriters_stress=4"]
+        (row,) = torture.verdicts([scen], res, {"rtmutex_lock": 15}, "project/smp2")
+        self.res.case("boot", "locktorture rtmutex_lock: End of test: SUCCESS", row["ok"],
+                      "; ".join([f"verdict {row['verdict']}"] + ([row["problem"]]
+                                                                 if row["problem"] else [])
+                                + row["splats"][:3]))
         self.boot_ikt(secs)
         ct = secs.get("cyclictest")
         lat, detail = None, "no cyclictest section"

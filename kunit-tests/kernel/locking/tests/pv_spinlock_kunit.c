@@ -41,13 +41,14 @@
 
 static DEFINE_PV_SPINLOCK(pvs_static);
 
+/* One lock of each kind whose lockdep map a rule compares with. */
 struct pvs_ctx {
-	struct pv_spinlock	dyn;
-	spinlock_t		spin;
-	rwlock_t		rw;
-	seqlock_t		seq;
-	local_lock_t		local;
-	struct mutex		mutex;
+	struct pv_spinlock	dyn;	/* initialized at run time */
+	spinlock_t		spin;	/* a held spinlock_t */
+	rwlock_t		rw;	/* a held rwlock_t */
+	seqlock_t		seq;	/* a seqlock writer */
+	local_lock_t		local;	/* a held local_lock_t */
+	struct mutex		mutex;	/* a sleeping lock inside */
 };
 
 static int pvs_init(struct kunit *test)

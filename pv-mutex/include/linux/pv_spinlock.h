@@ -66,7 +66,7 @@
 		.wait_type_inner = LD_WAIT_SPIN_SLEEP,			\
 	}
 #else
-# define PV_SPIN_DEP_MAP_INIT(lockname)
+# define PV_SPIN_DEP_MAP_INIT(lockname)	SPIN_DEP_MAP_INIT(lockname)
 #endif
 
 /*

@@ -92,6 +92,8 @@ int __sched __pv_spin_trylock(struct pv_spinlock *l)
 		return 0;
 	spin_acquire(&l->lock.dep_map, 0, 1, _RET_IP_);
 	rcu_read_lock();
+	/* For sparse, pv_spin_trylock()'s __cond_lock() holds it all. */
+	__release(RCU);
 	migrate_disable();
 	return 1;
 }

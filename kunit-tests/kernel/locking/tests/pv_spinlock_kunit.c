@@ -97,13 +97,14 @@ static bool pvs_invalid(const struct lockdep_map *next, u8 held_inner)
 /* Both a DEFINE_PV_SPINLOCK() and a pv_spin_lock_init() lock. */
 #define PVS_EXPECT_INVALID(test, held_inner, what)			\
 do {									\
-	struct pvs_ctx *__ctx = (test)->priv;				\
+	struct kunit *__test = (test);					\
+	struct pvs_ctx *__ctx = __test->priv;				\
 									\
-	KUNIT_EXPECT_TRUE_MSG(test, pvs_invalid(pvs_map(&pvs_static),	\
-						(held_inner)),		\
+	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&pvs_static),	\
+						  (held_inner)),	\
 			      "static pv_spinlock not reported " what);	\
-	KUNIT_EXPECT_TRUE_MSG(test, pvs_invalid(pvs_map(&__ctx->dyn),	\
-						(held_inner)),		\
+	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&__ctx->dyn),	\
+						  (held_inner)),	\
 			      "pv_spinlock not reported " what);	\
 } while (0)
 

@@ -118,6 +118,8 @@ void __sched pv_spin_unlock(struct pv_spinlock *l)
 		return;
 	spin_release(&l->lock.dep_map, _RET_IP_);
 	migrate_enable();
+	/* For sparse, the RCU section is part of holding @l. */
+	__acquire(RCU);
 	rcu_read_unlock();
 	if (unlikely(!rt_mutex_cmpxchg_release(&l->lock.rtmutex, current, NULL)))
 		rt_mutex_slowunlock(&l->lock.rtmutex);

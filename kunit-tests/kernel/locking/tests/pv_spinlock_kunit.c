@@ -99,12 +99,13 @@ static bool pvs_invalid(const struct lockdep_map *next, u8 held_inner)
 do {									\
 	struct kunit *__test = (test);					\
 	struct pvs_ctx *__ctx = __test->priv;				\
+	u8 __inner = (held_inner);					\
 									\
 	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&pvs_static),	\
-						  (held_inner)),	\
+						  __inner),		\
 			      "static pv_spinlock not reported " what);	\
 	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&__ctx->dyn),	\
-						  (held_inner)),	\
+						  __inner),		\
 			      "pv_spinlock not reported " what);	\
 } while (0)
 

@@ -100,13 +100,14 @@ do {									\
 	struct kunit *__test = (test);					\
 	struct pvs_ctx *__ctx = __test->priv;				\
 	u8 __inner = (held_inner);					\
+	const char *__what = (what);					\
 									\
 	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&pvs_static),	\
 						  __inner),		\
-			      "static pv_spinlock not reported " what);	\
+			      "static pv_spinlock not reported %s", __what); \
 	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&__ctx->dyn),	\
 						  __inner),		\
-			      "pv_spinlock not reported " what);	\
+			      "pv_spinlock not reported %s", __what);	\
 } while (0)
 
 /* Rule: not inside a spinlock_t. */

@@ -40,7 +40,7 @@ def test_the_patch_list_is_the_series():
 
 
 def test_a_wrong_patch_list_is_caught():
-    text = readme().replace("23. `chardev: Make cdev_lock a pv_spinlock`", "")
+    text = readme().replace("22. `locking/lockdep: Show each class's wait type in /proc/lockdep`", "")
     assert readme_patch_list(text) != [(n, s) for n, s, _t in patches()]
 
 

@@ -1,38 +1,82 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * struct pv_spinlock: a spinlock_t that CONFIG_PV_SPINLOCK turns into a pv_mutex.
+ * struct pv_spinlock: a spinlock_t that CONFIG_PV_SPINLOCK turns into
+ * PREEMPT_RT's sleeping spinlock, on a kernel without PREEMPT_RT.
  *
- * Chosen spinlocks are converted one at a time, where lock statistics show
- * that a sleeping lock with priority inheritance pays (the mean hold time
- * exceeds 4 * T_sched * p / (1 - p), with T_sched the cost of a wake-up and
- * p the fraction of contended acquisitions) and the lock is only ever taken
- * in process context.  A converted lock is declared
- * struct pv_spinlock and taken with pv_spin_lock() and pv_spin_unlock():
+ * A converted lock is declared struct pv_spinlock and taken with
+ * pv_spin_lock() and pv_spin_unlock():
  *
- *  - without CONFIG_PV_SPINLOCK it is a spinlock_t and the operations are
- *    spin_lock() and spin_unlock(): the code the conversion replaced;
- *  - with it, it is a pv_mutex: the holder can be preempted and inherits
- *    the priority of its waiters, through chains of pv_mutex, rt_mutex and
- *    futex PI locks.  Like PREEMPT_RT's substitute for spinlock_t, the
- *    holder cannot migrate (migrate_disable()), so that a per-CPU pointer
- *    taken under the lock stays valid.  Unlike it, the lock does not
- *    preserve a caller's task state and does not make the section an RCU
- *    read-side critical section.
+ *  - with CONFIG_PV_SPINLOCK it is an rtlock, the lock PREEMPT_RT makes of
+ *    every spinlock_t (kernel/locking/spinlock_rt.c), built from the same
+ *    rtmutex.c code: the holder can be preempted and inherits the priority
+ *    of its waiters, through chains of rt_mutex, pv_mutex and futex PI
+ *    locks; a waiter spins while the owner runs, then sleeps in
+ *    TASK_RTLOCK_WAIT with its task state saved and restored, and the wait
+ *    counts as a preemption for RCU and the scheduler.  The holder is in
+ *    an RCU read-side critical section, as a spinlock_t holder is, and
+ *    cannot migrate;
+ *  - without it, it is a spinlock_t and the operations are spin_lock() and
+ *    spin_unlock(): the code the conversion replaced.
  *
- * There are no _irq, _irqsave or _bh variants: a lock taken in interrupt
- * or softirq context, or with interrupts or bottom halves disabled, cannot
- * sleep and is not converted.  Lockdep sees what the lock is in each
- * configuration: a spinlock_t (LD_WAIT_CONFIG) or a sleeping lock
- * (LD_WAIT_SLEEP), so that CONFIG_PROVE_RAW_LOCK_NESTING and
- * CONFIG_DEBUG_ATOMIC_SLEEP report a converted lock taken where it cannot
- * sleep.  See Documentation/locking/pv-mutex.rst, "Converted spinlocks".
+ * So a converted lock may be taken wherever PREEMPT_RT allows a spinlock_t,
+ * a plain rcu_read_lock() reader included (CONFIG_PV_SPINLOCK depends on
+ * PREEMPT_RCU), and nowhere a !PREEMPT_RT kernel is atomic: not inside a
+ * spinlock_t, rwlock_t, seqlock writer, local_lock_t or bit spinlock, not
+ * with preemption, bottom halves or interrupts disabled, not in an
+ * rcu_read_lock_bh() or rcu_read_lock_sched() reader, not in interrupt or
+ * softirq context.  There are no _irq, _irqsave or _bh variants.
+ *
+ * Both builds check these rules, so that a subsystem's own test kernels
+ * enforce them without the conversion: lockdep sees the lock as
+ * LD_WAIT_SPIN_SLEEP, which every spinlock_t, rwlock_t, local_lock_t,
+ * rcu_read_lock_bh()/_sched() reader and interrupt context forbids and
+ * rcu_read_lock() allows, and CONFIG_DEBUG_ATOMIC_SLEEP checks the
+ * preemption count, the interrupt state and the RCU nesting at each
+ * acquisition as rt_spin_lock() does, plain RCU readers excepted.  In the
+ * converted build, sleeping while holding the lock is reported as it is
+ * while holding a spinlock_t: lockdep (the mutex's wait type) and
+ * might_sleep() (the RCU read-side section) see it.
+ *
+ * Migration: the holder of a spinlock_t cannot migrate, so code under it
+ * may use smp_processor_id() and __this_cpu_*() on the current CPU.  A
+ * conversion keeps every line of the section; pv_spin_lock() disables
+ * migration as rt_spin_lock() does, so that such a use stays correct
+ * without a per-conversion audit for per-CPU data.  It costs a per-task
+ * counter, and a preempted holder waits for its own CPU.
+ *
+ * Misuse: pv_spin_unlock() of a lock the caller does not hold warns and
+ * changes nothing in the converted build; without it, it is spin_unlock(),
+ * whose own debugging (CONFIG_DEBUG_SPINLOCK, lockdep) reports it.
+ *
+ * See Documentation/locking/pv-mutex.rst, "Converted spinlocks".
  */
 #ifndef __LINUX_PV_SPINLOCK_H
 #define __LINUX_PV_SPINLOCK_H
 
+#include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+# define PV_SPIN_DEP_MAP_INIT(lockname)					\
+	.dep_map = {							\
+		.name = #lockname,					\
+		.wait_type_inner = LD_WAIT_SPIN_SLEEP,			\
+	}
+#else
+# define PV_SPIN_DEP_MAP_INIT(lockname)	SPIN_DEP_MAP_INIT(lockname)
+#endif
+
+/*
+ * The offsets a converted lock passes to __might_resched() when it is
+ * taken: none for the preemption count, the caller's RCU nesting, so that
+ * a plain rcu_read_lock() reader may take it (rt_spin_lock()'s
+ * RTLOCK_RESCHED_OFFSETS).
+ */
+#define PV_SPIN_RESCHED_OFFSETS						\
+	(rcu_preempt_depth() << MIGHT_RESCHED_RCU_SHIFT)
 
 #ifdef CONFIG_PV_SPINLOCK
 
@@ -40,59 +84,41 @@
 
 /**
  * struct pv_spinlock - a converted spinlock
- * @lock: with CONFIG_PV_SPINLOCK, a pv_mutex
+ * @lock: with CONFIG_PV_SPINLOCK, the rt_mutex core and lockdep map of an
+ *	  rtlock, in the layout of a pv_mutex
  */
 struct pv_spinlock {
 	struct pv_mutex		lock;
 };
 
 #define __PV_SPIN_LOCK_UNLOCKED(name)					\
-	{ .lock = __PV_MUTEX_INITIALIZER(name.lock) }
+	{ .lock = { .rtmutex = __RT_MUTEX_BASE_INITIALIZER(name.lock.rtmutex), \
+		    PV_SPIN_DEP_MAP_INIT(name.lock) } }
+
+void __pv_spin_lock_init(struct pv_spinlock *l, const char *name,
+			 struct lock_class_key *key);
 
 #define pv_spin_lock_init(l)						\
 do {									\
 	static struct lock_class_key __key;				\
 									\
-	__pv_mutex_init(&(l)->lock, #l, &__key);			\
+	__pv_spin_lock_init((l), #l, &__key);				\
 } while (0)
 
-/**
- * pv_spin_lock - take a converted spinlock
- * @l: the lock
- *
- * Sleeps until @l is free, lending the caller's priority to the owner
- * chain; then disables migration until pv_spin_unlock().  Process context
- * only.
- */
-static inline void pv_spin_lock(struct pv_spinlock *l)
+void pv_spin_lock(struct pv_spinlock *l) __acquires(l);
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+void pv_spin_lock_nested(struct pv_spinlock *l, unsigned int subclass)
+	__acquires(l);
+#else
+static inline void pv_spin_lock_nested(struct pv_spinlock *l,
+				       unsigned int subclass)
 	__acquires(l)
 {
-	pv_mutex_lock(&l->lock);
-	__acquire(l);
-	migrate_disable();
+	pv_spin_lock(l);
 }
-
-/**
- * pv_spin_lock_nested - take a converted spinlock with a lockdep subclass
- * @l: the lock
- * @subclass: lockdep subclass, for nesting locks of one class
- */
-static inline void pv_spin_lock_nested(struct pv_spinlock *l, unsigned int subclass)
-	__acquires(l)
-{
-	pv_mutex_lock_nested(&l->lock, subclass);
-	__acquire(l);
-	migrate_disable();
-}
-
-/* pv_spin_trylock() without the annotation for sparse. */
-static inline int __pv_spin_trylock(struct pv_spinlock *l)
-{
-	if (!pv_mutex_trylock(&l->lock))
-		return 0;
-	migrate_disable();
-	return 1;
-}
+#endif
+int __pv_spin_trylock(struct pv_spinlock *l);
+void pv_spin_unlock(struct pv_spinlock *l) __releases(l);
 
 /**
  * pv_spin_trylock - take a converted spinlock if it is free
@@ -102,26 +128,24 @@ static inline int __pv_spin_trylock(struct pv_spinlock *l)
  */
 #define pv_spin_trylock(l)	__cond_lock(l, __pv_spin_trylock(l))
 
-/**
- * pv_spin_unlock - release a converted spinlock
- * @l: the lock, held by the caller
- */
-static inline void pv_spin_unlock(struct pv_spinlock *l)
-	__releases(l)
-{
-	migrate_enable();
-	__release(l);
-	pv_mutex_unlock(&l->lock);
-}
-
 #else /* !CONFIG_PV_SPINLOCK */
 
 struct pv_spinlock {
 	spinlock_t		lock;	/* without CONFIG_PV_SPINLOCK */
 };
 
+#ifdef CONFIG_PREEMPT_RT
+/* spinlock_t is an rtlock already, with rt_spin_lock()'s own checks. */
 #define __PV_SPIN_LOCK_UNLOCKED(name)					\
 	{ .lock = __SPIN_LOCK_UNLOCKED(name.lock) }
+#define pv_spin_lock_init(l)	spin_lock_init(&(l)->lock)
+#define pv_spin_might_sleep()	do { } while (0)
+#else
+#define __PV_SPIN_LOCK_UNLOCKED(name)					\
+	{ .lock = { { .rlock = {					\
+		.raw_lock = __ARCH_SPIN_LOCK_UNLOCKED,			\
+		SPIN_DEBUG_INIT(name.lock)				\
+		PV_SPIN_DEP_MAP_INIT(name.lock) } } } }
 
 #ifdef CONFIG_DEBUG_SPINLOCK
 #define pv_spin_lock_init(l)						\
@@ -129,15 +153,32 @@ do {									\
 	static struct lock_class_key __key;				\
 									\
 	__raw_spin_lock_init(spinlock_check(&(l)->lock), #l, &__key,	\
-			     LD_WAIT_CONFIG);				\
+			     LD_WAIT_SPIN_SLEEP);			\
 } while (0)
 #else
 #define pv_spin_lock_init(l)	spin_lock_init(&(l)->lock)
 #endif
 
+/*
+ * CONFIG_DEBUG_ATOMIC_SLEEP: report an acquisition where the converted
+ * lock could not sleep, as rt_spin_lock()'s rtlock_might_resched() does:
+ * no task state check (an rtlock preserves it), RCU nesting allowed.
+ * Without PREEMPT_RCU an RCU reader disables preemption and looks like any
+ * other atomic section; no converted build exists there, and lockdep
+ * keeps the check.
+ */
+#define pv_spin_might_sleep()						\
+do {									\
+	if (IS_ENABLED(CONFIG_PREEMPT_RCU))				\
+		__might_resched(__FILE__, __LINE__,			\
+				PV_SPIN_RESCHED_OFFSETS);		\
+} while (0)
+#endif /* CONFIG_PREEMPT_RT */
+
 static __always_inline void pv_spin_lock(struct pv_spinlock *l)
 	__acquires(l)
 {
+	pv_spin_might_sleep();
 	spin_lock(&l->lock);
 }
 
@@ -145,9 +186,11 @@ static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
 						unsigned int subclass)
 	__acquires(l)
 {
+	pv_spin_might_sleep();
 	spin_lock_nested(&l->lock, subclass);
 }
 
+/* Fails rather than waits: no context check, as for spin_trylock(). */
 #define pv_spin_trylock(l)	spin_trylock(&(l)->lock)
 
 static __always_inline void pv_spin_unlock(struct pv_spinlock *l)

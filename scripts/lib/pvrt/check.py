@@ -376,6 +376,8 @@ class Check:
 
     def st_allnoconfig(self):
         self.build_case("allnoconfig", "allnoconfig (every feature off) builds", "allnoconfig")
+        self.build_case("allnoconfig", "PREEMPT_RT + DEBUG_SPINLOCK (allnoconfig + shmem) builds",
+                        "rt-debug-spinlock")
 
     def debug_kernel(self):
         """The debug twin (build.debug_twin), brought up to date: one kernel

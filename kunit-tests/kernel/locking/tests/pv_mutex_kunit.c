@@ -101,23 +101,12 @@ static const struct pvk_ops pvk_rt_ops = {
 	.unlock = rt_unlock, .detects_deadlock = false,
 };
 
-#ifdef CONFIG_PV_SPINLOCK
-static void ps_init(union pvk_lock *l) { pv_spin_lock_init(&l->ps); }
-static void ps_lock(union pvk_lock *l) __acquires(&l->ps) { pv_spin_lock(&l->ps); }
-/* The lock is held on return 1: no sparse context to balance here. */
-static int ps_trylock(union pvk_lock *l) { return __pv_spin_trylock(&l->ps); }
-static void ps_unlock(union pvk_lock *l) __releases(&l->ps) { pv_spin_unlock(&l->ps); }
-
 /*
- * A converted spinlock is a pv_mutex taken through pv_spin_lock(): it has no
- * interruptible or timed lock and reports no cycle, as spin_lock() does not;
- * it runs the scenarios that need neither.
+ * A converted spinlock runs no scenario here: a worker holds its locks
+ * while it sleeps for the next command, which a spinlock_t holder must not
+ * do, and pv_spinlock reports, as PREEMPT_RT does.  The pv_spinlock suite
+ * covers it.
  */
-static const struct pvk_ops pvk_ps_ops = {
-	.name = "pv_spinlock", .init = ps_init, .lock = ps_lock,
-	.trylock = ps_trylock, .unlock = ps_unlock, .detects_deadlock = false,
-};
-#endif
 
 enum pvk_cmd { CMD_LOCK, CMD_LOCK_INTR, CMD_LOCK_TIMEOUT, CMD_UNLOCK,
 	       CMD_PV_LOCK, CMD_PV_UNLOCK, CMD_RT_LOCK, CMD_RT_LOCK_INTR,
@@ -424,10 +413,6 @@ static void pvk_lock_init(struct pvk_ctx *ctx, union pvk_lock *l,
 	ops->init(l);
 	if (ops == &pvk_rt_ops)
 		lockdep_set_class(&l->rt, key);
-#ifdef CONFIG_PV_SPINLOCK
-	else if (ops == &pvk_ps_ops)
-		lockdep_set_class(&l->ps.lock, key);
-#endif
 	else
 		lockdep_set_class(&l->pv, key);
 }
@@ -1573,14 +1558,14 @@ static void pvk_deadlock_mixed(struct kunit *test)
 static DEFINE_PV_SPINLOCK(pvk_static_ps);
 
 /*
- * A struct pv_spinlock is a pv_mutex with CONFIG_PV_SPINLOCK and a spinlock_t
- * without, and lockdep must see it as such: a sleeping lock (LD_WAIT_SLEEP)
- * or a spinlock_t (LD_WAIT_CONFIG), defined statically or initialized at
- * run time.  Converted, its holder owns the pv_mutex and cannot migrate.
+ * A struct pv_spinlock is an rtlock with CONFIG_PV_SPINLOCK and a spinlock_t
+ * without, and lockdep sees one wait type in both (LD_WAIT_SPIN_SLEEP; on
+ * PREEMPT_RT, spinlock_t's), defined statically or initialized at run time.
+ * Converted, its holder owns the rt_mutex core and cannot migrate.
  */
 static void pvk_spinlock_type(struct kunit *test)
 {
-	u8 want = IS_ENABLED(CONFIG_PV_SPINLOCK) ? LD_WAIT_SLEEP : LD_WAIT_CONFIG;
+	u8 want = IS_ENABLED(CONFIG_PREEMPT_RT) ? LD_WAIT_CONFIG : LD_WAIT_SPIN_SLEEP;
 	bool locked, pinned = IS_ENABLED(CONFIG_PV_SPINLOCK);
 	struct task_struct *owner = current;
 	struct pv_spinlock dyn;
@@ -1638,9 +1623,6 @@ static const struct pvk_ops *pvk_both[] = { &pvk_pv_ops, &pvk_rt_ops };
 /* The scenarios a converted spinlock runs too, when there is one. */
 static const struct pvk_ops *pvk_all[] = {
 	&pvk_pv_ops, &pvk_rt_ops,
-#ifdef CONFIG_PV_SPINLOCK
-	&pvk_ps_ops,
-#endif
 };
 
 static void pvk_ops_desc(const struct pvk_ops **ops, char *desc)

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit rules of struct pv_spinlock: where a converted spinlock may be
+ * taken, as lockdep and CONFIG_DEBUG_ATOMIC_SLEEP check it, in kernels with
+ * and without CONFIG_PV_SPINLOCK.
+ *
+ * Copyright (C) 2026 PV-RT Developers
+ *
+ * A lockdep report switches lockdep off (debug_locks_off()), and a
+ * might_sleep() report is a splat on the console, so no case takes a lock
+ * where it must be reported.  Each case evaluates the predicate the
+ * checker evaluates instead, on the real lock maps and the real context:
+ *
+ *  - lockdep's check_wait_context() reports a lock whose outer wait type
+ *    exceeds the inner wait type of a held lock of the same context, or
+ *    the context's own (hard interrupt: LD_WAIT_SPIN, threaded interrupt
+ *    or softirq: LD_WAIT_CONFIG).  The cases compare the wait types of a
+ *    pv_spinlock, static and run-time initialized, with those of real
+ *    spinlock_t, rwlock_t, seqlock_t, local_lock_t and mutex maps and of
+ *    the RCU readers' maps;
+ *  - __might_resched() reports when the preemption count differs from the
+ *    offsets the caller passes, interrupts are disabled, or the RCU
+ *    nesting differs from the offsets' RCU part.  The cases enter each
+ *    context and compare it with the offsets pv_spin_lock() passes.
+ */
+
+#include <kunit/test.h>
+#include <linux/bottom_half.h>
+#include <linux/irqflags.h>
+#include <linux/local_lock.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/pv_spinlock.h>
+#include <linux/rcupdate.h>
+#include <linux/rwlock.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+
+static DEFINE_PV_SPINLOCK(pvs_static);
+
+/* One lock of each kind whose lockdep map a rule compares with. */
+struct pvs_ctx {
+	struct pv_spinlock	dyn;	/* initialized at run time */
+	spinlock_t		spin;	/* a held spinlock_t */
+	rwlock_t		rw;	/* a held rwlock_t */
+	seqlock_t		seq;	/* a seqlock writer */
+	local_lock_t		local;	/* a held local_lock_t */
+	struct mutex		mutex;	/* a sleeping lock inside */
+};
+
+static int pvs_init(struct kunit *test)
+{
+	struct pvs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	pv_spin_lock_init(&ctx->dyn);
+	spin_lock_init(&ctx->spin);
+	rwlock_init(&ctx->rw);
+	seqlock_init(&ctx->seq);
+	local_lock_init(&ctx->local);
+	mutex_init(&ctx->mutex);
+	test->priv = ctx;
+	return 0;
+}
+
+static void pvs_exit(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+
+	mutex_destroy(&ctx->mutex);
+}
+
+/* A pv_spinlock's lockdep map: the same in both builds. */
+static struct lockdep_map *pvs_map(struct pv_spinlock *l)
+{
+	return &l->lock.dep_map;
+}
+
+static u8 pvs_outer(const struct lockdep_map *m)
+{
+	return m->wait_type_outer ?: m->wait_type_inner;
+}
+
+/*
+ * check_wait_context(): would taking a lock with map @next while a lock with
+ * map @held is held (or in a context of inner type @held_inner) be
+ * reported?
+ */
+static bool pvs_invalid(const struct lockdep_map *next, u8 held_inner)
+{
+	return pvs_outer(next) > held_inner;
+}
+
+/* Both a DEFINE_PV_SPINLOCK() and a pv_spin_lock_init() lock. */
+#define PVS_EXPECT_INVALID(test, held_inner, what)			\
+do {									\
+	struct kunit *__test = (test);					\
+	struct pvs_ctx *__ctx = __test->priv;				\
+	u8 __inner = (held_inner);					\
+	const char *__what = (what);					\
+									\
+	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&pvs_static),	\
+						  __inner),		\
+			      "static pv_spinlock not reported %s", __what); \
+	KUNIT_EXPECT_TRUE_MSG(__test, pvs_invalid(pvs_map(&__ctx->dyn),	\
+						  __inner),		\
+			      "pv_spinlock not reported %s", __what);	\
+} while (0)
+
+/* Rule: not inside a spinlock_t. */
+static void pvs_lockdep_in_spinlock(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+
+	PVS_EXPECT_INVALID(test, ctx->spin.dep_map.wait_type_inner,
+			   "inside a spinlock_t");
+}
+
+/* Rule: not inside a rwlock_t. */
+static void pvs_lockdep_in_rwlock(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+
+	PVS_EXPECT_INVALID(test, ctx->rw.dep_map.wait_type_inner,
+			   "inside a rwlock_t");
+}
+
+/* Rule: not inside a seqlock writer (write_seqlock() takes its spinlock). */
+static void pvs_lockdep_in_seqlock_writer(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+
+	PVS_EXPECT_INVALID(test, ctx->seq.lock.dep_map.wait_type_inner,
+			   "inside a seqlock writer");
+}
+
+/* Rule: not inside a local_lock_t. */
+static void pvs_lockdep_in_local_lock(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+
+	PVS_EXPECT_INVALID(test, ctx->local.dep_map.wait_type_inner,
+			   "inside a local_lock_t");
+}
+
+/* Rule: not in an rcu_read_lock_bh() reader. */
+static void pvs_lockdep_in_rcu_bh(struct kunit *test)
+{
+	PVS_EXPECT_INVALID(test, rcu_bh_lock_map.wait_type_inner,
+			   "in an rcu_read_lock_bh() reader");
+}
+
+/* Rule: not in an rcu_read_lock_sched() reader. */
+static void pvs_lockdep_in_rcu_sched(struct kunit *test)
+{
+	PVS_EXPECT_INVALID(test, rcu_sched_lock_map.wait_type_inner,
+			   "in an rcu_read_lock_sched() reader");
+}
+
+/*
+ * Rule: not in interrupt or softirq context.  task_wait_context() gives a
+ * hard interrupt LD_WAIT_SPIN, a threaded one and softirq LD_WAIT_CONFIG.
+ */
+static void pvs_lockdep_in_irq_context(struct kunit *test)
+{
+	PVS_EXPECT_INVALID(test, LD_WAIT_SPIN, "in hard interrupt context");
+	PVS_EXPECT_INVALID(test, LD_WAIT_CONFIG,
+			   "in softirq or threaded interrupt context");
+}
+
+/* Rule: allowed in a plain rcu_read_lock() reader. */
+static void pvs_lockdep_in_rcu_allowed(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+
+	KUNIT_EXPECT_FALSE(test, pvs_invalid(pvs_map(&pvs_static),
+					     rcu_lock_map.wait_type_inner));
+	KUNIT_EXPECT_FALSE(test, pvs_invalid(pvs_map(&ctx->dyn),
+					     rcu_lock_map.wait_type_inner));
+}
+
+/*
+ * Rule: a mutex (sleeping) inside a converted section is reported, a
+ * spinlock_t or another converted lock is not.
+ */
+static void pvs_lockdep_inside(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+	u8 inner = pvs_map(&ctx->dyn)->wait_type_inner;
+
+	KUNIT_EXPECT_EQ(test, pvs_map(&pvs_static)->wait_type_inner, inner);
+	KUNIT_EXPECT_TRUE_MSG(test, pvs_invalid(&ctx->mutex.dep_map, inner),
+			      "a mutex inside a pv_spinlock is not reported");
+	KUNIT_EXPECT_FALSE(test, pvs_invalid(&ctx->spin.dep_map, inner));
+	KUNIT_EXPECT_FALSE(test, pvs_invalid(pvs_map(&pvs_static), inner));
+}
+
+/*
+ * __might_resched(): would a call with offsets @offsets report the current
+ * context?  The condition of kernel/sched/core.c, on this context.
+ */
+static bool pvs_resched_reports(unsigned int offsets)
+{
+	unsigned int preempt = offsets & MIGHT_RESCHED_PREEMPT_MASK;
+	unsigned int nest = offsets >> MIGHT_RESCHED_RCU_SHIFT;
+
+	return preempt_count() != preempt || irqs_disabled() ||
+	       rcu_preempt_depth() != nest;
+}
+
+/* The offsets pv_spin_lock() passes, evaluated in the current context. */
+static unsigned int pvs_offsets(void)
+{
+	return PV_SPIN_RESCHED_OFFSETS;
+}
+
+/*
+ * DEBUG_ATOMIC_SLEEP rules: every atomic context is reported, a plain RCU
+ * reader is not.  The contexts are entered for real; the lock is not taken.
+ */
+static void pvs_might_sleep_contexts(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+	bool r;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || !IS_ENABLED(CONFIG_PREEMPT_RCU))
+		kunit_skip(test, "needs PREEMPT_COUNT and PREEMPT_RCU");
+
+	KUNIT_EXPECT_FALSE(test, pvs_resched_reports(pvs_offsets()));
+
+	rcu_read_lock();
+	r = pvs_resched_reports(pvs_offsets());
+	rcu_read_unlock();
+	KUNIT_EXPECT_FALSE_MSG(test, r, "reported in a plain RCU reader");
+
+	spin_lock(&ctx->spin);
+	r = pvs_resched_reports(pvs_offsets());
+	spin_unlock(&ctx->spin);
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported inside a spinlock_t");
+
+	write_seqlock(&ctx->seq);
+	r = pvs_resched_reports(pvs_offsets());
+	write_sequnlock(&ctx->seq);
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported in a seqlock writer");
+
+	local_lock(&ctx->local);
+	r = pvs_resched_reports(pvs_offsets());
+	local_unlock(&ctx->local);
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported inside a local_lock_t");
+
+	preempt_disable();
+	r = pvs_resched_reports(pvs_offsets());
+	preempt_enable();
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported with preemption disabled");
+
+	local_bh_disable();
+	r = pvs_resched_reports(pvs_offsets());
+	local_bh_enable();
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported with BH disabled");
+
+	rcu_read_lock_bh();
+	r = pvs_resched_reports(pvs_offsets());
+	rcu_read_unlock_bh();
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported in rcu_read_lock_bh()");
+
+	rcu_read_lock_sched();
+	r = pvs_resched_reports(pvs_offsets());
+	rcu_read_unlock_sched();
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported in rcu_read_lock_sched()");
+
+	local_irq_disable();
+	r = pvs_resched_reports(pvs_offsets());
+	local_irq_enable();
+	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported with interrupts disabled");
+}
+
+static struct kunit_case pv_spinlock_cases[] = {
+	KUNIT_CASE(pvs_lockdep_in_spinlock),
+	KUNIT_CASE(pvs_lockdep_in_rwlock),
+	KUNIT_CASE(pvs_lockdep_in_seqlock_writer),
+	KUNIT_CASE(pvs_lockdep_in_local_lock),
+	KUNIT_CASE(pvs_lockdep_in_rcu_bh),
+	KUNIT_CASE(pvs_lockdep_in_rcu_sched),
+	KUNIT_CASE(pvs_lockdep_in_irq_context),
+	KUNIT_CASE(pvs_lockdep_in_rcu_allowed),
+	KUNIT_CASE(pvs_lockdep_inside),
+	KUNIT_CASE(pvs_might_sleep_contexts),
+	{}
+};
+
+#else /* !CONFIG_DEBUG_LOCK_ALLOC */
+
+static void pvs_needs_lockdep(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_DEBUG_LOCK_ALLOC");
+}
+
+static int pvs_init(struct kunit *test) { return 0; }
+static void pvs_exit(struct kunit *test) { }
+
+static struct kunit_case pv_spinlock_cases[] = {
+	KUNIT_CASE(pvs_needs_lockdep),
+	{}
+};
+
+#endif /* CONFIG_DEBUG_LOCK_ALLOC */
+
+static struct kunit_suite pv_spinlock_suite = {
+	.name = "pv_spinlock",
+	.init = pvs_init,
+	.exit = pvs_exit,
+	.test_cases = pv_spinlock_cases,
+};
+kunit_test_suite(pv_spinlock_suite);
+
+MODULE_DESCRIPTION("KUnit rules of converted spinlocks");
+MODULE_LICENSE("GPL");

@@ -452,3 +452,86 @@ def test_a_bad_tree_or_revision_is_a_clear_error(tmp_path):
     os.system(f"git init -q --bare '{repo}'")
     with pytest.raises(PvrtError, match="no revision nosuch"):
         lockscan.Tree(str(repo), "nosuch")
+
+
+# item 11: the cache
+
+def test_the_cache_survives_corruption_and_keys_on_the_pass(tmp_path):
+    import subprocess
+    src = tmp_path / "src"
+    tree = tree_of(src, {"k/a.c": """\
+        static DEFINE_SPINLOCK(c_lock);
+        SYSCALL_DEFINE0(c)
+        {
+        \tspin_lock(&c_lock);
+        \tspin_unlock(&c_lock);
+        \treturn 0;
+        }
+        """})
+    subprocess.run(["git", "-C", str(src), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(src), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qm", "t"], check=True)
+    cache = tmp_path / "cache"
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+        "process"
+    files = list(cache.iterdir())
+    assert len(files) == 1 and not list(cache.glob("*.tmp"))
+    files[0].write_text("{ truncated")
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+        "process"
+    # other limits, another entry
+    lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_depth=2)
+    assert len(list(cache.iterdir())) == 2
+    # a walk cut off by the wall clock is not cached
+    res = lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_seconds=-1)
+    assert "ran out" in res["reason"]
+    assert len(list(cache.iterdir())) == 2
+
+
+# item 16: an all-caps macro can be a wrapper
+
+def test_an_all_caps_macro_is_a_wrapper(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(t_lock);
+        #define LOCK_O() raw_spin_lock(&o_raw)
+        #define UNLOCK_O() raw_spin_unlock(&o_raw)
+        SYSCALL_DEFINE0(a)
+        {
+        \tLOCK_O();
+        \tspin_lock(&t_lock);
+        \tspin_unlock(&t_lock);
+        \tUNLOCK_O();
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "t_lock")
+    assert res["verdict"] == "atomic"
+    assert res["sites"][0]["reason"].startswith("nested in a raw_spinlock_t (LOCK_O()")
+
+
+# item 17: a .c file included by another is like a header
+
+def test_a_static_function_of_an_included_c_file(tmp_path):
+    tree = tree_of(tmp_path, {
+        "kernel/sched/idle.c": """\
+            static DEFINE_SPINLOCK(i_lock2);
+            static void idle_fn(void)
+            {
+            \tspin_lock(&i_lock2);
+            \tspin_unlock(&i_lock2);
+            }
+            """,
+        "kernel/sched/build_policy.c": """\
+            #include "idle.c"
+            SYSCALL_DEFINE0(x)
+            {
+            \traw_spin_lock(&r);
+            \tidle_fn();
+            \traw_spin_unlock(&r);
+            \treturn 0;
+            }
+            """})
+    res = lockscan.analyse_class(tree, "i_lock2")
+    assert res["verdict"] == "atomic"
+    assert res["sites"][0]["chain"][1].startswith("SYSCALL_DEFINE0 (kernel/sched/build_policy")

@@ -32,8 +32,11 @@ recommended.  Lockdep's usage state only adds reasons against a class:
             (a distance-1 dependency in /proc/lockdep)
   per-CPU   the class name says per-CPU data: "review"
 
-A run on one CPU (the guest's "cpus" section), or one that saw no
-contention at all, recommends nothing: p cannot be measured there.
+A run on one CPU (the guest's "cpus" section) recommends nothing: p
+cannot be measured there; when the run does not say how many CPUs it had,
+one that saw no contention at all is taken for such a run.  On two CPUs or
+more a class never contended is judged with p+ (about 3/N for N
+acquisitions), never with p = 0.
 Lockdep's wait-type annotations (DEFINE_WAIT_OVERRIDE_MAP) are no locks and
 are left out; lock_stat's truncated class names are matched to lockdep's.
 A section is attributed to a class when one of the class's contention
@@ -233,6 +236,13 @@ def p_upper(contentions, acquisitions, conf=P_CONFIDENCE):
     alpha = 1.0 - conf
     if k == 0:
         return 1.0 - alpha ** (1.0 / n)
+    try:
+        from scipy.stats import beta     # python3-scipy, installed by scripts/setup
+    except ImportError:
+        beta = None
+    if beta is not None:
+        # the Clopper-Pearson bound is the CONF quantile of Beta(k + 1, n - k)
+        return float(beta.ppf(conf, k + 1, n - k))
     lo, hi = k / n, 1.0
     for _ in range(100):
         mid = (lo + hi) / 2

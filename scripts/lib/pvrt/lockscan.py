@@ -45,7 +45,7 @@ import time
 
 from pvrt.errors import PvrtError
 
-VERSION = 2
+VERSION = 3
 MAX_DEPTH = 8          # caller levels above a site's function
 MAX_SECONDS = 150      # of caller walking, per class
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
@@ -1042,6 +1042,7 @@ class Analysis:
         self._scans = {}
         self._memo = {}
         self._cycles = 0
+        self.timed_out = False
         self._bh_files = None
         self._bh_names = set()
         self.parents = {}
@@ -1079,8 +1080,7 @@ class Analysis:
                 dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
                 if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
                         or f.name in GUARDS \
-                        or f.init is not None or self._entry_kinds(f) \
-                        or re.match(r"^[A-Z_0-9]+$", f.name):
+                        or f.init is not None or self._entry_kinds(f):
                     continue
                 acq = sorted(k for k in held if k != "self")
                 w = (acq, sorted(dropped), "self" in held)
@@ -1212,8 +1212,9 @@ class Analysis:
                     continue
                 edges = self._callers(f)
                 parents[key] = edges
-                if depth == self.max_depth or looked > self.max_funcs or \
-                        time.monotonic() > self.deadline:
+                if time.monotonic() > self.deadline:
+                    self.timed_out = True
+                if depth == self.max_depth or looked > self.max_funcs or self.timed_out:
                     continue
                 for e in edges:
                     if e[0] == "call":
@@ -1227,7 +1228,9 @@ class Analysis:
                 self.log(f"{self.t.name}: level {depth}: {len(names)} functions,"
                          f" {self.files_read} files read, next {len(level)}")
             depth += 1
-            if looked > self.max_funcs or time.monotonic() > self.deadline:
+            if time.monotonic() > self.deadline:
+                self.timed_out = True
+            if looked > self.max_funcs or self.timed_out:
                 break
         self.parents = parents
 
@@ -1293,7 +1296,8 @@ class Analysis:
         for g in self.uses.get(f.name, []):
             if g.key() == f.key():
                 continue
-            if f.static and g.path != f.path and not f.path.endswith(".h"):
+            if f.static and g.path != f.path and not f.path.endswith(".h") and \
+                    not self._one_unit(f.path, g.path):
                 continue
             if g.init is not None:
                 edges += self._refs(f.name, g)
@@ -1310,6 +1314,16 @@ class Analysis:
                     edges.append(("call", g, line, st))
             edges += self._refs(f.name, g)
         return edges
+
+    def _one_unit(self, a, b):
+        """Whether one of the .c files A and B #includes the other
+        (kernel/sched/build_policy.c includes idle.c, rt.c, ...): a static
+        function of one is visible in the other."""
+        for x, y in ((a, b), (b, a)):
+            if re.search(r'^\s*#\s*include\s+"([^"]*/)?' + re.escape(os.path.basename(y))
+                         + '"', self.tree.read(x), re.M):
+                return True
+        return False
 
     def _refs(self, name, g):
         """Uses of NAME in G that are no call: registrations and pointers."""
@@ -1498,20 +1512,41 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
     if cache_dir and ident:
         os.makedirs(cache_dir, exist_ok=True)
         safe = re.sub(r"[^\w.-]", "_", tgt.name)
-        cpath = os.path.join(cache_dir, f"{ident[:16]}-{safe}-v{VERSION}.json")
-        if os.path.exists(cpath):
+        cpath = os.path.join(cache_dir, f"{ident[:16]}-{safe}-{_cache_key(kw)}.json")
+        try:
             with open(cpath, encoding="utf-8") as f:
-                return json.load(f)
+                cached = json.load(f)
+            if isinstance(cached, dict) and "sites" in cached:
+                return cached
+        except (OSError, ValueError):
+            pass           # absent or corrupt: computed again
     an = Analysis(tree, tgt, **kw)
     table = an.run()
     out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
            "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
            "files": an.files_read,
            "seconds": round(time.monotonic() - t0, 1)}
-    if cpath:
-        with open(cpath, "w", encoding="utf-8") as f:
+    if an.timed_out:
+        out["reason"] = (f"the caller walk ran out of its {an.max_seconds} s: sites whose"
+                         " callers were not walked are unknown")
+    elif cpath:
+        # a result cut off by the wall clock depends on the machine: not cached
+        tmp = f"{cpath}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
+        os.replace(tmp, cpath)
     return out
+
+
+def _cache_key(kw):
+    """What a cached result depends on besides the tree: this pass's code
+    and its limits."""
+    import hashlib
+    with open(__file__, "rb") as f:
+        h = hashlib.sha256(f.read())
+    h.update(repr((VERSION, kw.get("max_depth", MAX_DEPTH), kw.get("max_funcs", MAX_FUNCS),
+                   kw.get("max_seconds", MAX_SECONDS))).encode())
+    return h.hexdigest()[:16]
 
 
 def site_table(res, width=None):

@@ -2,10 +2,9 @@
 """The lock advisor's static pass: every acquisition site of a lock class and
 the context it is taken in, read from the C sources.
 
-Why not Coccinelle: spatch matches one function at a time; classifying a
-site needs the callers' state at every call, transitively, across the tree,
-and Debian's coccinelle takes minutes per pattern on a 6.12 tree with two
-cores.  This pass instead reads only the files that name the lock, its
+Why not Coccinelle: a spatch rule matches within one function at a time;
+classifying a site needs the callers' state at every call, transitively,
+across the tree.  This pass instead reads only the files that name the lock, its
 wrappers and the functions on the way up, found with one `git grep -w` per
 caller level, and reads each function with a small C-aware scanner
 (comments, strings and preprocessor lines removed, statements and blocks
@@ -34,7 +33,26 @@ deliberately pessimistic:
   interrupt handler; anything else (a function pointer with another
   member, no caller found, the depth or budget exceeded) is unknown.
 - Unknown is never recommended, and any atomic context makes the class
-  unsafe, whatever the dynamic evidence says.
+  unsafe, whatever the dynamic evidence says.  A function, macro or file
+  whose brackets do not balance cannot be read: the lock named in it is an
+  unknown site, and a call from it an unknown caller.
+
+Limits (what the tokenizer loses against spatch's parser, and where the
+pass is unsafe):
+- macros are not expanded and both sides of every #if are read; types are
+  not known, so a call through a function pointer is followed only by the
+  operation it is stored as;
+- a class is bound by name (CATALOG, a global, a distinctive member), so a
+  lock reached through another expression is missed (unsafe);
+- a conditional acquisition is understood only in the exact forms
+  `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
+  the lock held on both branches (safe); a wrapper that returns the lock
+  held only on some paths counts as held on those;
+- a wrapper of another lock, preemption, BH or IRQ state defined in a file
+  the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
+- a work item counts as process context unless a statement of the tree
+  names it together with a BH workqueue; one queued on a BH workqueue
+  through a pointer stored elsewhere is missed (unsafe).
 """
 
 import json

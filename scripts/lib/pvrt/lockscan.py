@@ -1485,7 +1485,10 @@ CATALOG = {
     "&newf->file_lock": (r"->file_lock\b", ["file_lock"], "files_struct::file_lock"),
     "mount_lock": (r"^&?mount_lock(\.lock)?$", ["mount_lock"], "fs/namespace.c mount_lock"),
     "ptlock_ptr(ptdesc)": (r"\bptl\b|ptlock_ptr\(|pte_lockptr\(|pmd_lockptr\(",
-                           ["ptlock_ptr", "pte_lockptr", "pmd_lockptr"],
+                           # pte_offset_map_nolock() hands the lock out
+                           # through its last argument
+                           ["ptlock_ptr", "pte_lockptr", "pmd_lockptr",
+                            "pte_offset_map_nolock"],
                            "the split page-table lock"),
 }
 GENERIC_MEMBERS = {"lock", "list_lock", "k_lock", "wait_lock", "spinlock", "slock",

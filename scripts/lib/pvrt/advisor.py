@@ -32,8 +32,11 @@ recommended.  Lockdep's usage state only adds reasons against a class:
             (a distance-1 dependency in /proc/lockdep)
   per-CPU   the class name says per-CPU data: "review"
 
-A run on one CPU (the guest's "cpus" section), or one that saw no
-contention at all, recommends nothing: p cannot be measured there.
+A run on one CPU (the guest's "cpus" section) recommends nothing: p
+cannot be measured there; when the run does not say how many CPUs it had,
+one that saw no contention at all is taken for such a run.  On two CPUs or
+more a class never contended is judged with p+ (about 3/N for N
+acquisitions), never with p = 0.
 Lockdep's wait-type annotations (DEFINE_WAIT_OVERRIDE_MAP) are no locks and
 are left out; lock_stat's truncated class names are matched to lockdep's.
 A section is attributed to a class when one of the class's contention
@@ -233,6 +236,13 @@ def p_upper(contentions, acquisitions, conf=P_CONFIDENCE):
     alpha = 1.0 - conf
     if k == 0:
         return 1.0 - alpha ** (1.0 / n)
+    try:
+        from scipy.stats import beta     # python3-scipy, installed by scripts/setup
+    except ImportError:
+        beta = None
+    if beta is not None:
+        # the Clopper-Pearson bound is the CONF quantile of Beta(k + 1, n - k)
+        return float(beta.ppf(conf, k + 1, n - k))
     lo, hi = k / n, 1.0
     for _ in range(100):
         mid = (lo + hi) / 2
@@ -280,7 +290,9 @@ def static_verdict(res):
         dec = [r for r in sites if r["context"] == "rcu"]
         return "ok", (f"static: all {len(sites)} sites in process context or plain RCU"
                       " readers (needs the rtlock-style wait)"), dec
-    return "ok", f"static: all {len(sites)} sites in process context", []
+    if v == "process":
+        return "ok", f"static: all {len(sites)} sites in process context", []
+    return "unknown", f"static: unrecognised verdict {v!r}", sites
 
 
 def analyse(stats, deps, t_sched_ns, sections, top=25, static=None, cpus=None):
@@ -388,7 +400,14 @@ def static_results(tree, classes, log_fn=None, budget=None):
         tgt = lockscan.target_for(c)
         key = tgt.name if tgt else c
         if key not in done:
-            done[key] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn)
+            try:
+                done[key] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn)
+            except Exception as e:   # pylint: disable=broad-except
+                # one class the pass cannot read is unknown, not the end of the run
+                done[key] = {"class": c, "target": tgt.note if tgt else None,
+                             "verdict": "unknown", "sites": [],
+                             "reason": f"the static pass failed: {type(e).__name__}: {e}",
+                             "files": 0, "seconds": 0.0}
         out[c] = dict(done[key], **{"class": c})
     return out
 
@@ -541,11 +560,11 @@ def main(argv=None):
                  " at least 0")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     if args.tree:
-        path, _, rev = args.tree.partition("@")
-        try:
-            tree = lockscan.Tree(path, rev or None)
-        except lockscan.SourceError as e:
-            raise PvrtError(str(e)) from e
+        # split on the last '@': a directory may contain one
+        path, at, rev = args.tree.rpartition("@")
+        if not at:
+            path, rev = args.tree, ""
+        tree = lockscan.Tree(path, rev or None)
     else:
         tree = None
     if args.static:
@@ -567,9 +586,15 @@ def main(argv=None):
         results_dir, log_path = os.path.dirname(os.path.abspath(args.input)), args.input
     else:
         tools.require()
-        tree, _ = experiment.apply_and_build(top, bdir, [], log)
+        # the tree the kernel is built from (a path), not the static pass's
+        # sources (a lockscan.Tree): the static pass reads the same
+        # directory unless --tree names another
+        build_tree, _ = experiment.apply_and_build(top, bdir, [], log)
         results_dir = experiment.new_results_dir(bdir, "advisor-")
-        res, log_path = boot_advisor(top, tree, args.variant, args.secs, args.load, results_dir)
+        res, log_path = boot_advisor(top, build_tree, args.variant, args.secs, args.load,
+                                     results_dir)
+        if tree is None:
+            tree = lockscan.Tree(build_tree)
         text = res.text
         problems = res.problems()
     rows, others, t_sched, warnings = analyse_text(text, sections, args.top,

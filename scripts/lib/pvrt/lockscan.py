@@ -2,10 +2,9 @@
 """The lock advisor's static pass: every acquisition site of a lock class and
 the context it is taken in, read from the C sources.
 
-Why not Coccinelle: spatch matches one function at a time; classifying a
-site needs the callers' state at every call, transitively, across the tree,
-and Debian's coccinelle takes minutes per pattern on a 6.12 tree with two
-cores.  This pass instead reads only the files that name the lock, its
+Why not Coccinelle: a spatch rule matches within one function at a time;
+classifying a site needs the callers' state at every call, transitively,
+across the tree.  This pass instead reads only the files that name the lock, its
 wrappers and the functions on the way up, found with one `git grep -w` per
 caller level, and reads each function with a small C-aware scanner
 (comments, strings and preprocessor lines removed, statements and blocks
@@ -34,7 +33,26 @@ deliberately pessimistic:
   interrupt handler; anything else (a function pointer with another
   member, no caller found, the depth or budget exceeded) is unknown.
 - Unknown is never recommended, and any atomic context makes the class
-  unsafe, whatever the dynamic evidence says.
+  unsafe, whatever the dynamic evidence says.  A function, macro or file
+  whose brackets do not balance cannot be read: the lock named in it is an
+  unknown site, and a call from it an unknown caller.
+
+Limits (what the tokenizer loses against spatch's parser, and where the
+pass is unsafe):
+- macros are not expanded and both sides of every #if are read; types are
+  not known, so a call through a function pointer is followed only by the
+  operation it is stored as;
+- a class is bound by name (CATALOG, a global, a distinctive member), so a
+  lock reached through another expression is missed (unsafe);
+- a conditional acquisition is understood only in the exact forms
+  `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
+  the lock held on both branches (safe); a wrapper that returns the lock
+  held only on some paths counts as held on those;
+- a wrapper of another lock, preemption, BH or IRQ state defined in a file
+  the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
+- a work item counts as process context unless a statement of the tree
+  names it together with a BH workqueue; one queued on a BH workqueue
+  through a pointer stored elsewhere is missed (unsafe).
 """
 
 import json
@@ -43,7 +61,9 @@ import re
 import subprocess
 import time
 
-VERSION = 2
+from pvrt.errors import PvrtError
+
+VERSION = 3
 MAX_DEPTH = 8          # caller levels above a site's function
 MAX_SECONDS = 150      # of caller walking, per class
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
@@ -73,6 +93,10 @@ _LOCK_API = [
      lambda m: ["seqw"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
     (re.compile(r"^read_seqlock_excl(_irq|_irqsave|_bh)?$"),
      lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
+    # takes the seqlock's spinlock when the lockless pass failed: counted
+    # as held (a site of the seqlock's lock) on the path that takes it
+    (re.compile(r"^read_seqbegin_or_lock(_irqsave)?$"),
+     lambda m: ["spin"] + (["irq"] if m.group(1) else []), 0),
     (re.compile(r"^xas?_lock(_irq|_irqsave|_bh)?$"),
      lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""], 0),
     (re.compile(r"^local_lock(_irq|_irqsave)?$"),
@@ -92,6 +116,8 @@ _UNLOCK_API = [
      lambda m: ["seqw"] + _SUFFIX_KINDS[m.group(1) or ""]),
     (re.compile(r"^read_sequnlock_excl(_irq|_irqrestore|_bh)?$"),
      lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""]),
+    (re.compile(r"^done_seqretry(_irqrestore)?$"),
+     lambda m: ["spin"] + (["irq"] if m.group(1) else [])),
     (re.compile(r"^xas?_unlock(_irq|_irqrestore|_bh)?$"),
      lambda m: ["spin"] + _SUFFIX_KINDS[m.group(1) or ""]),
     (re.compile(r"^local_unlock(_irq|_irqrestore)?$"),
@@ -109,6 +135,16 @@ STATE_CALLS = {
     "local_irq_disable": (["irq"], []), "local_irq_enable": ([], ["irq"]),
     "local_irq_save": (["irq"], []), "local_irq_restore": ([], ["irq"]),
     "raw_local_irq_save": (["irq"], []), "raw_local_irq_restore": ([], ["irq"]),
+    "raw_local_irq_disable": (["irq"], []), "raw_local_irq_enable": ([], ["irq"]),
+    "kmap_atomic": (["preempt"], []), "kunmap_atomic": ([], ["preempt"]),
+    "preempt_count_add": (["preempt"], []),
+    "preempt_count_sub": ([], ["preempt"]),
+    "__local_bh_disable_ip": (["bh"], []), "__local_bh_enable_ip": ([], ["bh"]),
+    "_local_bh_enable": ([], ["bh"]),
+    "write_seqcount_begin_nested": (["preempt"], []),
+    "arch_spin_lock": (["raw"], []), "arch_spin_unlock": ([], ["raw"]),
+    "arch_spin_trylock": (["raw"], []),
+    "folio_lruvec_lock": (["spin"], []), "unlock_page_lruvec": ([], ["spin"]),
     "local_bh_disable": (["bh"], []), "local_bh_enable": ([], ["bh"]),
     "local_lock_nested_bh": (["bh"], []), "local_unlock_nested_bh": ([], ["bh"]),
     "rcu_read_lock": (["rcu"], []), "rcu_read_unlock": ([], ["rcu"]),
@@ -151,7 +187,37 @@ GUARDS = {"spinlock": ["spin"], "spinlock_irq": ["spin", "irq"],
           "write_lock_irqsave": ["rwlock", "irq"], "preempt": ["preempt"],
           "preempt_notrace": ["preempt"], "irq": ["irq"], "irqsave": ["irq"],
           "rcu": ["rcu"], "task_lock": ["spin"], "local_lock": ["local_lock"],
-          "local_lock_irqsave": ["local_lock", "irq"], "migrate": []}
+          "local_lock_irqsave": ["local_lock", "irq"], "migrate": [],
+          "read_lock_irq": ["rwlock", "irq"], "read_lock_irqsave": ["rwlock", "irq"],
+          "read_lock_bh": ["rwlock", "bh"], "write_lock_bh": ["rwlock", "bh"],
+          "rcu_bh": ["rcu_bh"], "rcu_sched": ["rcu_sched"], "local_bh": ["bh"],
+          "bh": ["bh"], "local_lock_nested_bh": ["bh"], "raw_spinlock_irq_try": ["raw", "irq"],
+          "task_rq_lock": ["raw", "irq"], "rq_lock": ["raw"], "rq_lock_irq": ["raw", "irq"],
+          "rq_lock_irqsave": ["raw", "irq"], "double_rq_lock": ["raw"],
+          "write_seqlock": ["seqw"], "write_seqlock_irqsave": ["seqw", "irq"],
+          "read_seqlock_excl": ["spin"], "write_seqcount": ["preempt"],
+          "lock_timer_base": ["raw", "irq"], "spinlock_irqsave_nested": ["spin", "irq"]}
+# Guards that may sleep: they hold nothing the pass tracks.  A guard on
+# neither list holds something unknown, and its sections are "unknown".
+SLEEPING_GUARDS = {"mutex", "mutex_intr", "mutex_try", "rwsem_read", "rwsem_read_try",
+                   "rwsem_read_intr", "rwsem_write", "rwsem_write_try", "rwsem_write_kill",
+                   "srcu", "srcu_read_lock", "cpus_read_lock", "device", "rtnl",
+                   "mmap_read_lock", "mmap_write_lock", "percpu_read", "percpu_write",
+                   "disable_irq", "jump_label_lock", "cpu_hotplug_disable", "migrate",
+                   "pv_mutex", "rt_mutex", "ww_mutex", "msi_descs_lock", "pci_dev",
+                   "tty_port", "free_irq"}
+
+
+def guard_kinds(name):
+    """What guard(NAME) / scoped_guard(NAME) holds: its kinds, or
+    ["unknown_guard"] for a guard the pass does not know to be sleepable."""
+    base = re.sub(r"_(try|nested|intr|kill)$", "", name)
+    for n in (name, base):
+        if n in GUARDS:
+            return list(GUARDS[n])
+    if name in SLEEPING_GUARDS or base in SLEEPING_GUARDS:
+        return []
+    return ["unknown_guard"]
 # Calls that name the lock without taking it.
 _NOT_ACQUIRE = re.compile(
     r"^(spin_lock_init|pv_spin_lock_init|seqlock_init|rwlock_init|__?spin_lock_init|"
@@ -174,8 +240,15 @@ PROCESS_REG = {"INIT_WORK": 1, "INIT_DELAYED_WORK": 1, "DECLARE_WORK": 1,
                "subsys_initcall": 0, "fs_initcall": 0, "device_initcall": 0,
                "late_initcall": 0, "late_initcall_sync": 0, "rootfs_initcall": 0,
                "early_initcall": 0, "pure_initcall": 0, "__initcall": 0,
-               "stop_machine": -1, "kthread_init_work": 1}
-ATOMIC_REG = {"timer_setup": 1, "call_rcu": 1, "call_rcu_hurry": 1, "tasklet_init": 1,
+               "kthread_init_work": 1}
+# Work items run in process context unless queued on a BH workqueue
+# (system_bh_wq, system_bh_highpri_wq, alloc_workqueue(..., WQ_BH, ...)),
+# where they run in softirq context.
+WORK_REG = {"INIT_WORK", "INIT_DELAYED_WORK", "DECLARE_WORK", "DECLARE_DELAYED_WORK",
+            "INIT_RCU_WORK", "INIT_WORK_ONSTACK", "INIT_DELAYED_WORK_ONSTACK"}
+BH_WQ_WORDS = ["system_bh_wq", "system_bh_highpri_wq", "WQ_BH"]
+ATOMIC_REG = {"stop_machine": 0, "stop_machine_cpuslocked": 0,
+              "stop_machine_from_inactive_cpu": 0, "timer_setup": 1, "call_rcu": 1, "call_rcu_hurry": 1, "tasklet_init": 1,
               "tasklet_setup": 1, "DECLARE_TASKLET": 1, "DEFINE_TIMER": 1,
               "request_irq": 1, "request_threaded_irq": 1, "devm_request_irq": 2,
               "hrtimer_setup": 1, "kfree_rcu": -1, "smp_call_function": 0,
@@ -197,21 +270,28 @@ PROCESS_OPS_BY_TYPE = {
                          "set_acl", "get_inode_acl"},
     "super_operations": {"evict_inode", "put_super", "statfs", "show_options",
                          "alloc_inode", "write_inode", "sync_fs", "freeze_fs",
-                         "unfreeze_fs", "shutdown", "show_path", "drop_inode"},
+                         "unfreeze_fs", "shutdown", "show_path"},
     "address_space_operations": {"write_begin", "write_end", "writepage", "writepages",
                                  "read_folio", "readahead", "migrate_folio",
                                  "error_remove_folio", "swap_activate"},
-    "seq_operations": {"start", "next", "stop", "show"},
+    "seq_operations": {"start"},
     "vm_operations_struct": {"fault", "page_mkwrite", "open", "close", "mremap"},
     "pernet_operations": {"init", "exit", "exit_batch", "pre_exit"},
     "file_system_type": {"init_fs_context", "kill_sb", "mount"},
     "fs_context_operations": {"get_tree", "reconfigure", "parse_param", "free"},
     "platform_driver": {"probe", "remove"}, "pci_driver": {"probe", "remove"},
 }
+# Operations called in atomic context by their contract.
+ATOMIC_OPS_BY_TYPE = {
+    "super_operations": {"drop_inode": "the super_operations .drop_inode operation,"
+                                       " called with inode->i_lock held (iput_final())"},
+}
+# seq_file operations that run with whatever the same initializer's .start took
+SEQ_AFTER_START = {"show", "next", "stop"}
 
 
-class SourceError(Exception):
-    pass
+class SourceError(PvrtError):
+    """The sources cannot be read: a one-line message for the user."""
 
 
 # --- the tree ---------------------------------------------------------------------
@@ -224,6 +304,14 @@ class Tree:
         self._text = {}
         if rev is None and not os.path.isdir(path):
             raise SourceError(f"{path} is no kernel tree")
+        if rev is not None:
+            if not os.path.exists(path):
+                raise SourceError(f"{path} is no git repository")
+            out = subprocess.run(["git", "--git-dir", path, "rev-parse", "--verify", "-q",
+                                  rev + "^{commit}"], capture_output=True, text=True,
+                                 check=False)
+            if out.returncode:
+                raise SourceError(f"{path}: no revision {rev}")
 
     def ident(self):
         if self.rev:
@@ -319,7 +407,20 @@ def _blank(m):
 def tokenize(text):
     """[(token, line)] of C source, comments and strings removed; #define
     bodies are returned separately as {name: (params, tokens, line)}."""
-    text = _STRIP.sub(_blank, text)
+    # join continuation lines first (a comment in a #define must not take
+    # its backslash with it); the joined lines stay as empty lines so that
+    # line numbers do not move
+    raw, lines = text.split("\n"), []
+    i = 0
+    while i < len(raw):
+        line, n = raw[i], 0
+        while line.endswith("\\") and i + 1 + n < len(raw):
+            n += 1
+            line = line[:-1] + " " + raw[i + n]
+        lines.append(line)
+        lines += [""] * n
+        i += 1 + n
+    text = _STRIP.sub(_blank, "\n".join(lines))
     toks, macros = [], {}
     lines = text.split("\n")
     i = 0
@@ -342,9 +443,19 @@ def tokenize(text):
     return toks, macros
 
 
+class Unparsable(Exception):
+    """Brackets that do not balance: the function cannot be read."""
+
+
+_PAIR = {"(": ")", "{": "}", "[": "]"}
+
+
 def _match(toks, i):
-    """Index of the bracket closing the one at toks[i]."""
-    pair = {"(": ")", "{": "}", "[": "]"}[toks[i][0]]
+    """Index of the bracket closing the one at toks[i]; Unparsable when
+    there is none."""
+    if i >= len(toks) or toks[i][0] not in _PAIR:
+        raise Unparsable(f"no bracket where one was expected (line "
+                         f"{toks[min(i, len(toks) - 1)][1] if toks else '?'})")
     depth = 0
     for j in range(i, len(toks)):
         t = toks[j][0]
@@ -353,15 +464,32 @@ def _match(toks, i):
         elif t in ")}]":
             depth -= 1
             if depth == 0:
-                return j if t == pair else j
-    return len(toks) - 1
+                return j
+    raise Unparsable(f"the bracket on line {toks[i][1]} is never closed")
+
+
+def balance_error(toks):
+    """None when the brackets of TOKS balance, else what is wrong."""
+    stack = []
+    for t, line in toks:
+        if t in _PAIR:
+            stack.append((t, line))
+        elif t in ")}]":
+            if not stack or _PAIR[stack[-1][0]] != t:
+                return f"unbalanced '{t}' on line {line}"
+            stack.pop()
+    if stack:
+        return f"'{stack[-1][0]}' on line {stack[-1][1]} is never closed"
+    return None
 
 
 class Func:
-    def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None):
+    def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None,
+                 unparsable=None):
         self.name, self.path, self.static, self.toks = name, path, static, toks
         self.line, self.macro, self.params = line, macro, list(params)
         self.init = init       # the struct type of a top-level initializer
+        self.unparsable = unparsable   # why it cannot be read, or None
 
     def key(self):
         return f"{self.path}:{self.name}:{self.line}"
@@ -371,6 +499,13 @@ def functions(path, text):
     """The function definitions (and function-like macros) of one file."""
     toks, macros = tokenize(text)
     out = []
+    bad = balance_error(toks)
+    if bad:
+        # the file cannot be cut into functions: one unparsable unit
+        # (both sides of an #if are read, which can unbalance a file)
+        out.append(Func(f"<{os.path.basename(path)}>", path, False, toks,
+                        toks[0][1] if toks else 1, unparsable=f"{path}: {bad}"))
+        toks = []
     scope = []           # file-scope tokens: module_init(f), DECLARE_TASKLET(t, f), ...
     i, start = 0, 0
     while i < len(toks):
@@ -403,7 +538,10 @@ def functions(path, text):
         out.append(Func("<file scope>", path, True, scope, scope[0][1], init=""))
     for name, defs in macros.items():
         for params, body, line in defs:
-            out.append(Func(name, path, True, body, line, macro=True, params=params))
+            bad = balance_error(body)
+            out.append(Func(name, path, True, body, line, macro=True, params=params,
+                            unparsable=f"macro {name}() ({path}:{line}): {bad}"
+                            if bad else None))
     return out
 
 
@@ -489,11 +627,15 @@ class State:
         return [(k, self.why.get(k)) for k in ATOMIC_KINDS if self.held.get(k, 0) > 0]
 
     def category(self):
-        """('atomic', reason) / ('rcu', reason) / ('clean', None)."""
+        """('atomic', reason) / ('unknown', reason) / ('rcu', reason) /
+        ('clean', None)."""
         at = self.atomic()
         if at:
             k, why = at[0]
             return "atomic", f"{ATOMIC_KINDS[k]} ({why})"
+        if self.held.get("unknown_guard", 0) > 0:
+            return "unknown", (f"inside {self.why.get('unknown_guard')}, a guard the pass"
+                               " does not know (it may hold a spinning lock)")
         if self.held.get("rcu", 0) > 0:
             return "rcu", f"in an rcu_read_lock() reader ({self.why.get('rcu')})"
         return "clean", None
@@ -543,6 +685,40 @@ def text_of(toks):
     return out
 
 
+def _unwrap(cond):
+    """COND without enclosing parentheses and likely()/unlikely()."""
+    while True:
+        m = re.match(r"^(likely|unlikely)?\((.*)\)$", cond)
+        if not m or not _balanced(m.group(2)):
+            return cond
+        cond = m.group(2)
+
+
+def _balanced(text):
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _trylock_form(cond):
+    """For `if (COND)`: False when COND is exactly `trylock(...)` (held in
+    the then branch), True when it is `!trylock(...)` (held in the else
+    branch), None otherwise."""
+    cond = _unwrap(cond.strip())
+    neg = cond.startswith("!")
+    if neg:
+        cond = _unwrap(cond[1:].strip())
+    m = re.match(r"^(\w+)\((.*)\)$", cond)
+    if not m or not _balanced(m.group(2)) or \
+            not re.search(r"trylock|dec_and_lock|lock_task_sighand", m.group(1)):
+        return None
+    return neg
+
+
 class Target:
     """How a class appears in the source: a regular expression over the
     text of a lock argument, and the words whose files are read."""
@@ -577,6 +753,27 @@ class Scan:
         self.breaks = []              # what the breaks of each enclosing loop held
 
     def run(self):
+        self.unparsable = self.f.unparsable
+        if self.unparsable is None:
+            try:
+                return self._run()
+            except (Unparsable, IndexError) as e:
+                self.unparsable = f"{self.f.name} ({self.f.path}:{self.f.line}): {e}"
+        # unreadable: no net effect is known, and a mention of the lock is
+        # an unknown site
+        self.calls, self.returns, self.returns_lock = [], [], False
+        self.end_state = State()
+        self.sites = []
+        names = set(self.target.words) | self.target.ptr_funcs | \
+            {n for n, w in self.wrappers.items() if w[2]}
+        hit = next(((t, line) for t, line in self.f.toks if t in names), None)
+        if hit:
+            self.sites.append({"line": hit[1], "call": f"{hit[0]} (unparsed)",
+                               "state": State(), "own": [], "via": None, "passed": None,
+                               "unparsable": self.unparsable})
+        return self
+
+    def _run(self):
         toks = self.f.toks
         st = State()
         if self.f.init is not None:
@@ -626,17 +823,16 @@ class Scan:
         while j < end:
             if toks[j][0] in ("guard",) and j + 1 < end and toks[j + 1][0] == "(":
                 args, k = split_args(toks, j + 1)
-                kinds = GUARDS.get(text_of(args[0]) if args else "", None)
-                if kinds is None:
-                    kinds = []
-                st.acquire(kinds, f"guard({text_of(args[0]) if args else ''}) line"
-                           f" {toks[j][1]}")
-                guards.append(kinds)
+                gname = text_of(args[0]) if args else ""
+                kinds = guard_kinds(gname)
                 if k + 1 < end and toks[k + 1][0] == "(":
                     _a, k2 = split_args(toks, k + 1)
-                    self._check_target_args(_a, "guard", toks[j][1], st,
-                                            text_of(args[0]) if args else "")
+                    # the site sees the state before the guard takes it
+                    if self._check_target_args(_a, "guard", toks[j][1], st, gname):
+                        kinds = ["self" if x in ("spin", "raw") else x for x in kinds]
                     k = k2
+                st.acquire(kinds, f"guard({gname}) line {toks[j][1]}")
+                guards.append(kinds)
                 j = k + 1
                 while j < end and toks[j][0] == ";":
                     j += 1
@@ -663,9 +859,11 @@ class Scan:
             self._expr(toks, i + 2, c, st)
             cond = text_of(toks[i + 2:c])
             s_in, s_out = st, st
-            if re.search(r"trylock|dec_and_lock|lock_task_sighand", cond):
-                # a conditional acquisition holds in one branch only
-                s_in, s_out = (pre, st) if cond.startswith("!") else (st, pre)
+            form = _trylock_form(cond)
+            if form is not None:
+                # a conditional acquisition holds in one branch only; any
+                # other form of condition: held on both branches
+                s_in, s_out = (pre, st) if form else (st, pre)
             self.conds.append(cond)
             j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
             self.conds.pop()
@@ -687,9 +885,10 @@ class Scan:
             return j, st.merge(s_body), False
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
-            kinds = GUARDS.get(text_of(args[0]) if args else "", [])
-            self._check_target_args(args[1:], "scoped_guard", toks[i][1], st,
-                                    text_of(args[0]) if args else "")
+            kinds = guard_kinds(text_of(args[0]) if args else "")
+            if self._check_target_args(args[1:], "scoped_guard", toks[i][1], st,
+                                       text_of(args[0]) if args else ""):
+                kinds = ["self" if x in ("spin", "raw") else x for x in kinds]
             inner = st.copy()
             inner.acquire(kinds, f"scoped_guard({text_of(args[0])}) line {toks[i][1]}")
             j, s_body, _t = self._stmt(toks, c + 1, end, inner)
@@ -799,7 +998,7 @@ class Scan:
     def _check_target_args(self, args, name, line, st, variant=""):
         for a in args:
             if a and self.target.matches(text_of(a), self.aliases):
-                kinds = GUARDS.get(variant, [])
+                kinds = guard_kinds(variant)
                 self._site(name, text_of(a), line, st, kinds)
                 return True
         return False
@@ -860,6 +1059,10 @@ class Analysis:
         self.uses = {}             # token -> [Func] that contain it
         self._scans = {}
         self._memo = {}
+        self._cycles = 0
+        self.timed_out = False
+        self._bh_files = None
+        self._bh_names = set()
         self.parents = {}
 
     def _load(self, paths):
@@ -895,8 +1098,7 @@ class Analysis:
                 dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
                 if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
                         or f.name in GUARDS \
-                        or f.init is not None or self._entry_kinds(f) \
-                        or re.match(r"^[A-Z_0-9]+$", f.name):
+                        or f.init is not None or self._entry_kinds(f):
                     continue
                 acq = sorted(k for k in held if k != "self")
                 w = (acq, sorted(dropped), "self" in held)
@@ -957,7 +1159,9 @@ class Analysis:
         results = []
         for f, s in raw:
             st = s["state"]
-            if s["passed"]:
+            if s.get("unparsable"):
+                cat = ("unknown", f"cannot be parsed: {s['unparsable']}")
+            elif s["passed"]:
                 cat = ("unknown", f"the lock is passed to {s['passed']}(), which the pass"
                                   " does not follow")
             elif s["own"]:
@@ -1026,8 +1230,9 @@ class Analysis:
                     continue
                 edges = self._callers(f)
                 parents[key] = edges
-                if depth == self.max_depth or looked > self.max_funcs or \
-                        time.monotonic() > self.deadline:
+                if time.monotonic() > self.deadline:
+                    self.timed_out = True
+                if depth == self.max_depth or looked > self.max_funcs or self.timed_out:
                     continue
                 for e in edges:
                     if e[0] == "call":
@@ -1041,7 +1246,9 @@ class Analysis:
                 self.log(f"{self.t.name}: level {depth}: {len(names)} functions,"
                          f" {self.files_read} files read, next {len(level)}")
             depth += 1
-            if looked > self.max_funcs or time.monotonic() > self.deadline:
+            if time.monotonic() > self.deadline:
+                self.timed_out = True
+            if looked > self.max_funcs or self.timed_out:
                 break
         self.parents = parents
 
@@ -1055,7 +1262,11 @@ class Analysis:
         if mkey in self._memo:
             return self._memo[mkey]
         if key in stack:
+            # a cycle: this partial answer is completed by the caller on
+            # the stack, so nothing computed from it may be cached
+            self._cycles += 1
             return {}
+        cycles = self._cycles
         if key not in self.parents:
             return {"unknown": (f"callers of {f.name}() not walked (the walk's limit:"
                                 f" {self.max_depth} levels, {self.max_funcs} functions or"
@@ -1084,8 +1295,8 @@ class Analysis:
             tot.why = {**acc.why, **{k: v for k, v in st.why.items()
                                      if st.held.get(k, 0) > 0}}
             c, why = tot.category()
-            if c == "atomic":
-                out.setdefault("atomic", (why, [where]))
+            if c in ("atomic", "unknown"):
+                out.setdefault(c, (why, [where]))
                 continue
             sub = self.resolve(g, tot, stack)
             for cat, (reason, chain) in sub.items():
@@ -1093,7 +1304,8 @@ class Analysis:
         stack.discard(key)
         if not out:
             out["unknown"] = (f"only recursive callers of {f.name}()", [])
-        self._memo[mkey] = out
+        if self._cycles == cycles:
+            self._memo[mkey] = out
         return out
 
     def _callers(self, f):
@@ -1102,16 +1314,34 @@ class Analysis:
         for g in self.uses.get(f.name, []):
             if g.key() == f.key():
                 continue
-            if f.static and g.path != f.path and not f.path.endswith(".h"):
+            if f.static and g.path != f.path and not f.path.endswith(".h") and \
+                    not self._one_unit(f.path, g.path):
                 continue
             if g.init is not None:
                 edges += self._refs(f.name, g)
+                continue
+            sc = self.scan(g)
+            if sc.unparsable:
+                line = next((ln for t, ln in g.toks if t == f.name), g.line)
+                edges.append(("ref", "unknown", f"a caller cannot be parsed:"
+                                                f" {sc.unparsable}",
+                              f"{g.name} ({g.path}:{line})"))
                 continue
             for name, line, st in self.scan(g).calls:
                 if name == f.name:
                     edges.append(("call", g, line, st))
             edges += self._refs(f.name, g)
         return edges
+
+    def _one_unit(self, a, b):
+        """Whether one of the .c files A and B #includes the other
+        (kernel/sched/build_policy.c includes idle.c, rt.c, ...): a static
+        function of one is visible in the other."""
+        for x, y in ((a, b), (b, a)):
+            if re.search(r'^\s*#\s*include\s+"([^"]*/)?' + re.escape(os.path.basename(y))
+                         + '"', self.tree.read(x), re.M):
+                return True
+        return False
 
     def _refs(self, name, g):
         """Uses of NAME in G that are no call: registrations and pointers."""
@@ -1124,7 +1354,11 @@ class Analysis:
             # .member = name
             if i >= 3 and toks[i - 1][0] == "=" and toks[i - 3][0] == ".":
                 member = toks[i - 2][0]
-                if g.init and member in PROCESS_OPS_BY_TYPE.get(g.init, ()):
+                if g.init and member in ATOMIC_OPS_BY_TYPE.get(g.init, {}):
+                    out.append(("ref", "atomic", ATOMIC_OPS_BY_TYPE[g.init][member], where))
+                elif g.init == "seq_operations" and member in SEQ_AFTER_START:
+                    out.append(("ref",) + self._after_start(g, member) + (where,))
+                elif g.init and member in PROCESS_OPS_BY_TYPE.get(g.init, ()):
                     out.append(("ref", "process", f"the {g.init} .{member} operation",
                                 where))
                 else:
@@ -1132,7 +1366,9 @@ class Analysis:
                                                   f" {g.init or 'a structure'}", where))
                 continue
             reg = _enclosing_call(toks, i)
-            if reg in PROCESS_REG:
+            if reg in WORK_REG:
+                out.append(("ref",) + self._work_context(reg, toks, i) + (where,))
+            elif reg in PROCESS_REG:
                 out.append(("ref", "process", f"run by {reg}()", where))
             elif reg in ATOMIC_REG:
                 out.append(("ref", "atomic", f"an interrupt or softirq callback"
@@ -1142,6 +1378,81 @@ class Analysis:
             else:
                 out.append(("ref", "unknown", "its address is taken", where))
         return out
+
+
+    def _after_start(self, g, member):
+        """(category, reason) of a seq_operations .show/.next/.stop: the
+        state the same initializer's .start leaves held on some return."""
+        toks = g.toks
+        start = None
+        for i in range(len(toks) - 3):
+            if toks[i][0] == "." and toks[i + 1][0] == "start" and toks[i + 2][0] == "=":
+                start = toks[i + 3][0]
+        if start is None:
+            return ("unknown", f"the seq_operations .{member} of {g.name} without a"
+                               " .start: what it runs under is not known")
+        cands = [f for f in self.by_name.get(start, []) if f.path == g.path] or \
+            self.by_name.get(start, [])
+        if len(cands) != 1 or self.scan(cands[0]).unparsable:
+            return ("unknown", f"the seq_operations .{member}: its .start {start}() is"
+                               " not read")
+        sc = self.scan(cands[0])
+        held = State()
+        for r in sc.returns + ([sc.any_return] if sc.any_return else []):
+            held.merge(State({k: n for k, n in r.held.items() if n > 0 and k != "self"},
+                             r.why))
+        c, why = held.category()
+        if c == "clean":
+            return ("process", f"the seq_operations .{member} operation (its .start"
+                               f" {start}() leaves nothing held)")
+        if c == "rcu":
+            return ("rcu", f"the seq_operations .{member} operation, {why} left held by"
+                           f" .start {start}()")
+        return (c, f"the seq_operations .{member} operation: {why}, left held by .start"
+                   f" {start}()")
+
+    def _work_context(self, reg, toks, i):
+        """(category, reason) of a work function registered by REG: process
+        context unless the work item may be queued on a BH workqueue."""
+        args, _e = split_args(toks, _open_paren(toks, i))
+        ident = re.findall(r"\w+", text_of(args[0])) if args else []
+        if not ident:
+            return ("unknown", f"run by {reg}() on a work item the pass cannot name")
+        work = ident[-1]
+        if self._bh_files is None:
+            files = self.tree.grep(BH_WQ_WORDS)
+            names = set(BH_WQ_WORDS)
+            for p in files:
+                # wq = alloc_workqueue("...", WQ_BH | ..., ...); wq = system_bh_wq;
+                for m in re.finditer(r"(\w+)\s*=\s*(alloc_workqueue\([^;]*\bWQ_BH\b|"
+                                     r"system_bh(_highpri)?_wq\b)", self.tree.read(p)):
+                    names.add(m.group(1))
+            self._bh_names = names
+            self._bh_files = self.tree.grep(sorted(names))
+        # a statement that names both the work item and a BH workqueue
+        # (queue_work(system_bh_wq, &w), a wrapper given both, ...)
+        bh = re.compile(r"\b(" + "|".join(map(re.escape, sorted(self._bh_names))) + r")\b")
+        wk = re.compile(rf"\b{re.escape(work)}\b")
+        for p in self._bh_files:
+            for stmt in self.tree.read(p).split(";"):
+                if wk.search(stmt) and bh.search(stmt):
+                    return ("unknown", f"run by {reg}(); the work item {work} may be queued"
+                                       f" on a BH workqueue ({p}): softirq context")
+        return ("process", f"run by {reg}() (no BH workqueue queues {work})")
+
+
+def _open_paren(toks, i):
+    """Index of the '(' of the call enclosing toks[i]."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        t = toks[j][0]
+        if t == ")":
+            depth += 1
+        elif t == "(":
+            if depth == 0:
+                return j
+            depth -= 1
+    raise Unparsable("no enclosing call")
 
 
 def _enclosing_call(toks, i):
@@ -1174,7 +1485,10 @@ CATALOG = {
     "&newf->file_lock": (r"->file_lock\b", ["file_lock"], "files_struct::file_lock"),
     "mount_lock": (r"^&?mount_lock(\.lock)?$", ["mount_lock"], "fs/namespace.c mount_lock"),
     "ptlock_ptr(ptdesc)": (r"\bptl\b|ptlock_ptr\(|pte_lockptr\(|pmd_lockptr\(",
-                           ["ptlock_ptr", "pte_lockptr", "pmd_lockptr"],
+                           # pte_offset_map_nolock() hands the lock out
+                           # through its last argument
+                           ["ptlock_ptr", "pte_lockptr", "pmd_lockptr",
+                            "pte_offset_map_nolock"],
                            "the split page-table lock"),
 }
 GENERIC_MEMBERS = {"lock", "list_lock", "k_lock", "wait_lock", "spinlock", "slock",
@@ -1219,20 +1533,41 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
     if cache_dir and ident:
         os.makedirs(cache_dir, exist_ok=True)
         safe = re.sub(r"[^\w.-]", "_", tgt.name)
-        cpath = os.path.join(cache_dir, f"{ident[:16]}-{safe}-v{VERSION}.json")
-        if os.path.exists(cpath):
+        cpath = os.path.join(cache_dir, f"{ident[:16]}-{safe}-{_cache_key(kw)}.json")
+        try:
             with open(cpath, encoding="utf-8") as f:
-                return json.load(f)
+                cached = json.load(f)
+            if isinstance(cached, dict) and "sites" in cached:
+                return cached
+        except (OSError, ValueError):
+            pass           # absent or corrupt: computed again
     an = Analysis(tree, tgt, **kw)
     table = an.run()
     out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
            "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
            "files": an.files_read,
            "seconds": round(time.monotonic() - t0, 1)}
-    if cpath:
-        with open(cpath, "w", encoding="utf-8") as f:
+    if an.timed_out:
+        out["reason"] = (f"the caller walk ran out of its {an.max_seconds} s: sites whose"
+                         " callers were not walked are unknown")
+    elif cpath:
+        # a result cut off by the wall clock depends on the machine: not cached
+        tmp = f"{cpath}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
+        os.replace(tmp, cpath)
     return out
+
+
+def _cache_key(kw):
+    """What a cached result depends on besides the tree: this pass's code
+    and its limits."""
+    import hashlib
+    with open(__file__, "rb") as f:
+        h = hashlib.sha256(f.read())
+    h.update(repr((VERSION, kw.get("max_depth", MAX_DEPTH), kw.get("max_funcs", MAX_FUNCS),
+                   kw.get("max_seconds", MAX_SECONDS))).encode())
+    return h.hexdigest()[:16]
 
 
 def site_table(res, width=None):

@@ -47,3 +47,16 @@ again:
 	goto again;
 }
 
+
+/* excerpt of Linux 6.12.117 mm/pgtable-generic.c, lines 308-318 */
+pte_t *pte_offset_map_nolock(struct mm_struct *mm, pmd_t *pmd,
+			     unsigned long addr, spinlock_t **ptlp)
+{
+	pmd_t pmdval;
+	pte_t *pte;
+
+	pte = __pte_offset_map(pmd, addr, &pmdval);
+	if (likely(pte))
+		*ptlp = pte_lockptr(mm, &pmdval);
+	return pte;
+}

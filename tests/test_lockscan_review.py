@@ -1,0 +1,537 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The static pass (pvrt.lockscan) on the review findings of issue 20: each
+case is a small tree of its own whose sources decide the verdict."""
+
+import os
+import textwrap
+
+import pytest
+
+from pvrt import advisor, lockscan
+from pvrt.errors import PvrtError
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "lock-advisor-project.log")
+TREE = os.path.join(os.path.dirname(__file__), "data", "advisor-tree")
+
+
+def tree_of(tmp_path, files):
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return lockscan.Tree(str(tmp_path))
+
+
+def sites(res):
+    return {r["function"]: r for r in res["sites"]}
+
+
+# item 1: the advisor's own boot, without --input
+
+def test_main_without_input_reads_the_built_tree(monkeypatch, tmp_path):
+    from pvrt import experiment, tools
+    top = os.path.join(os.path.dirname(__file__), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(tools, "require", lambda: None)
+    monkeypatch.setattr(experiment, "apply_and_build", lambda *a, **k: (TREE, {}))
+    with open(DATA, encoding="utf-8") as f:
+        text = f.read()
+
+    class Res:
+        def __init__(self):
+            self.text = text
+
+        def problems(self):
+            return []
+    seen = {}
+
+    def fake_boot(_top, tree, name, secs, load, results_dir):
+        seen["tree"] = tree
+        return Res(), os.path.join(results_dir, f"{name}.log")
+    monkeypatch.setattr(advisor, "boot_advisor", fake_boot)
+    assert advisor.main(["--secs", "1"]) in (0, 1)
+    assert seen["tree"] == TREE
+    out = [p for p in (tmp_path / "results").glob("advisor-*/advisor.json")]
+    assert out
+
+
+# item 2: unbalanced macros and functions
+
+def test_a_macro_that_opens_a_loop_is_unparsable_not_a_crash(tmp_path):
+    tree = tree_of(tmp_path, {"net/a.c": """\
+        static DEFINE_SPINLOCK(nh_lock);
+        #define for_nh(fi, nh) for (nh = fi->nh; nh < fi->end; nh++) {
+        #define endfor_nh() }
+        #define lock_nh(fi) if (fi) { spin_lock(&nh_lock);
+        SYSCALL_DEFINE0(nh)
+        {
+        \tspin_lock(&nh_lock);
+        \tspin_unlock(&nh_lock);
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "nh_lock")
+    assert res["verdict"] == "unknown"
+    bad = sites(res)["lock_nh"]
+    assert bad["context"] == "unknown" and "cannot be parsed" in bad["reason"]
+    assert sites(res)["SYSCALL_DEFINE0"]["context"] == "process"
+
+
+def test_a_class_the_pass_fails_on_is_unknown_with_the_reason(monkeypatch, tmp_path):
+    def boom(*_a, **_k):
+        raise IndexError("list index out of range")
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path))
+    monkeypatch.setattr(lockscan, "analyse_class", boom)
+    res = advisor.static_results(lockscan.Tree(TREE), ["mount_lock"])
+    assert res["mount_lock"]["verdict"] == "unknown"
+    assert "IndexError" in res["mount_lock"]["reason"]
+
+
+def test_a_file_whose_braces_do_not_balance_is_unknown(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(ub_lock);
+        SYSCALL_DEFINE0(ub)
+        {
+        #ifdef X
+        \tif (a) {
+        #else
+        \tif (b) {
+        #endif
+        \t\tspin_lock(&ub_lock);
+        \t\tspin_unlock(&ub_lock);
+        \t}
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "ub_lock")
+    assert res["verdict"] == "unknown"
+    assert "never closed" in res["sites"][0]["reason"]
+
+
+# item 3: contracts
+
+def test_a_stop_machine_callback_runs_with_interrupts_off(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(sm_lock);
+        static int sm_fn(void *data)
+        {
+        \tspin_lock(&sm_lock);
+        \tspin_unlock(&sm_lock);
+        \treturn 0;
+        }
+        SYSCALL_DEFINE0(sm)
+        {
+        \treturn stop_machine(sm_fn, NULL, NULL);
+        }
+        """})
+    res = lockscan.analyse_class(tree, "sm_lock")
+    assert res["verdict"] == "atomic"
+    assert "stop_machine()" in res["sites"][0]["reason"]
+
+
+def test_seq_show_runs_with_what_start_took(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(outer);
+        static DEFINE_SPINLOCK(seq_lock);
+        static DEFINE_SPINLOCK(plain_lock);
+        static void *s_start(struct seq_file *m, loff_t *pos)
+        {
+        \tspin_lock(&outer);
+        \treturn NULL;
+        }
+        static void s_stop(struct seq_file *m, void *v)
+        {
+        \tspin_unlock(&outer);
+        }
+        static int s_show(struct seq_file *m, void *v)
+        {
+        \tspin_lock(&seq_lock);
+        \tspin_unlock(&seq_lock);
+        \treturn 0;
+        }
+        static const struct seq_operations s_ops = {
+        \t.start = s_start, .stop = s_stop, .show = s_show,
+        };
+        static void *p_start(struct seq_file *m, loff_t *pos)
+        {
+        \treturn NULL;
+        }
+        static int p_show(struct seq_file *m, void *v)
+        {
+        \tspin_lock(&plain_lock);
+        \tspin_unlock(&plain_lock);
+        \treturn 0;
+        }
+        static const struct seq_operations p_ops = {
+        \t.start = p_start, .show = p_show,
+        };
+        """})
+    res = lockscan.analyse_class(tree, "seq_lock")
+    assert res["verdict"] == "atomic"
+    assert "left held by .start s_start()" in res["sites"][0]["reason"]
+    assert lockscan.analyse_class(tree, "plain_lock")["verdict"] == "process"
+
+
+def test_drop_inode_is_called_under_i_lock(tmp_path):
+    tree = tree_of(tmp_path, {"fs/a.c": """\
+        static DEFINE_SPINLOCK(drop_lock);
+        static int d_drop(struct inode *inode)
+        {
+        \tspin_lock(&drop_lock);
+        \tspin_unlock(&drop_lock);
+        \treturn 1;
+        }
+        static const struct super_operations d_sops = {
+        \t.drop_inode = d_drop,
+        };
+        """})
+    res = lockscan.analyse_class(tree, "drop_lock")
+    assert res["verdict"] == "atomic"
+    assert "i_lock" in res["sites"][0]["reason"]
+
+
+def test_work_queued_on_a_bh_workqueue_is_not_process_context(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(bhwq_lock);
+        static DEFINE_SPINLOCK(wq_lock);
+        static void bh_fn(struct work_struct *w)
+        {
+        \tspin_lock(&bhwq_lock);
+        \tspin_unlock(&bhwq_lock);
+        }
+        static DECLARE_WORK(bh_work, bh_fn);
+        SYSCALL_DEFINE0(bhq)
+        {
+        \tqueue_work(system_bh_wq, &bh_work);
+        \treturn 0;
+        }
+        static void wq_fn(struct work_struct *w)
+        {
+        \tspin_lock(&wq_lock);
+        \tspin_unlock(&wq_lock);
+        }
+        static DECLARE_WORK(plain_work, wq_fn);
+        SYSCALL_DEFINE0(wq)
+        {
+        \tqueue_work(system_wq, &plain_work);
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "bhwq_lock")
+    assert res["verdict"] == "unknown"
+    assert "BH workqueue" in res["sites"][0]["reason"]
+    assert lockscan.analyse_class(tree, "wq_lock")["verdict"] == "process"
+
+
+# item 4: guards
+
+def test_guards_the_pass_does_not_know_are_not_nothing(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(g1_lock);
+        static DEFINE_SPINLOCK(g2_lock);
+        static DEFINE_SPINLOCK(g3_lock);
+        static DEFINE_SPINLOCK(g4_lock);
+        SYSCALL_DEFINE0(g1)
+        {
+        \tguard(raw_spinlock_nested)(&rawl);
+        \tspin_lock(&g1_lock);
+        \tspin_unlock(&g1_lock);
+        \treturn 0;
+        }
+        SYSCALL_DEFINE0(g2)
+        {
+        \tguard(frobnicate)(&x);
+        \tspin_lock(&g2_lock);
+        \tspin_unlock(&g2_lock);
+        \treturn 0;
+        }
+        SYSCALL_DEFINE0(g3)
+        {
+        \tguard(mutex)(&m);
+        \tguard(spinlock)(&g3_lock);
+        \treturn 0;
+        }
+        SYSCALL_DEFINE0(g4)
+        {
+        \tscoped_guard(read_lock_irqsave, &rwl) {
+        \t\tspin_lock(&g4_lock);
+        \t\tspin_unlock(&g4_lock);
+        \t}
+        \treturn 0;
+        }
+        """})
+    assert lockscan.analyse_class(tree, "g1_lock")["verdict"] == "atomic"
+    g2 = lockscan.analyse_class(tree, "g2_lock")
+    assert g2["verdict"] == "unknown" and "guard(frobnicate)" in g2["sites"][0]["reason"]
+    # the guard's own acquisition is not what its site is nested in
+    assert lockscan.analyse_class(tree, "g3_lock")["verdict"] == "process"
+    assert lockscan.analyse_class(tree, "g4_lock")["verdict"] == "atomic"
+
+
+# item 5: atomic states
+
+T2 = {"k/a.c": """\
+    static DEFINE_SPINLOCK(t_lock);
+    static DEFINE_SPINLOCK(o_lock);
+    SYSCALL_DEFINE0(a)
+    {
+    \tif (unlikely(!spin_trylock(&o_lock)))
+    \t\treturn -EBUSY;
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \tspin_unlock(&o_lock);
+    \treturn 0;
+    }
+    SYSCALL_DEFINE0(b)
+    {
+    \traw_local_irq_disable();
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \traw_local_irq_enable();
+    \treturn 0;
+    }
+    SYSCALL_DEFINE0(c)
+    {
+    \tvoid *p = kmap_atomic(page);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \tkunmap_atomic(p);
+    \treturn 0;
+    }
+    SYSCALL_DEFINE0(d)
+    {
+    \tint seq = 0;
+    again:
+    \tread_seqbegin_or_lock(&rename_lock, &seq);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \tif (need_seqretry(&rename_lock, seq)) { seq = 1; goto again; }
+    \tdone_seqretry(&rename_lock, seq);
+    \treturn 0;
+    }
+    SYSCALL_DEFINE0(e)
+    {
+    \tpreempt_count_add(1);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \tpreempt_count_sub(1);
+    \t__local_bh_disable_ip(_THIS_IP_, 1);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \t__local_bh_enable_ip(_THIS_IP_, 1);
+    \tarch_spin_lock(&al);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \tarch_spin_unlock(&al);
+    \tlruvec = folio_lruvec_lock(folio);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \tunlock_page_lruvec(lruvec);
+    \twrite_seqcount_begin_nested(&sc, 1);
+    \tspin_lock(&t_lock);
+    \tspin_unlock(&t_lock);
+    \twrite_seqcount_end(&sc);
+    \treturn 0;
+    }
+    """}
+
+
+def test_atomic_states_the_pass_did_not_see(tmp_path):
+    res = lockscan.analyse_class(tree_of(tmp_path, T2), "t_lock")
+    by = {}
+    for r in res["sites"]:
+        by.setdefault(r["function"], []).append(r["reason"])
+    assert res["verdict"] == "atomic"
+    assert by["SYSCALL_DEFINE0"][0].startswith("nested in a spinlock_t (spin_trylock()")
+    reasons = [r["reason"] for r in res["sites"]]
+    assert reasons[1].startswith("interrupts disabled (raw_local_irq_disable()")
+    assert reasons[2].startswith("preemption disabled (kmap_atomic()")
+    assert reasons[3].startswith("nested in a spinlock_t (read_seqbegin_or_lock()")
+    assert reasons[4].startswith("preemption disabled (preempt_count_add()")
+    assert reasons[5].startswith("bottom halves disabled (__local_bh_disable_ip()")
+    assert reasons[6].startswith("nested in a raw_spinlock_t (arch_spin_lock()")
+    assert reasons[7].startswith("nested in a spinlock_t (folio_lruvec_lock()")
+    assert reasons[8].startswith("preemption disabled (write_seqcount_begin_nested()")
+    assert len(reasons) == 9
+
+
+def test_read_seqbegin_or_lock_is_a_site_of_the_seqlock(tmp_path):
+    res = lockscan.analyse_class(tree_of(tmp_path, T2), "rename_lock")
+    assert [r["call"] for r in res["sites"]] == ["read_seqbegin_or_lock(&rename_lock)"]
+
+
+def test_a_trylock_condition_in_another_form_holds_on_both_branches(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(t_lock);
+        static DEFINE_SPINLOCK(o_lock);
+        SYSCALL_DEFINE1(x, int, n)
+        {
+        \tif (n || !spin_trylock(&o_lock))
+        \t\treturn -EBUSY;
+        \tspin_lock(&t_lock);
+        \tspin_unlock(&t_lock);
+        \treturn n;
+        }
+        """})
+    assert lockscan.analyse_class(tree, "t_lock")["verdict"] == "atomic"
+
+
+# item 6: recursion
+
+def test_a_cycle_of_callers_is_not_cached_half_walked(tmp_path):
+    tree = tree_of(tmp_path, {"k/c.c": """\
+        static DEFINE_SPINLOCK(cyc_lock);
+        static DEFINE_SPINLOCK(other);
+        void cyc_b(int n);
+        void cyc_a(int n)
+        {
+        \tspin_lock(&cyc_lock);
+        \tspin_unlock(&cyc_lock);
+        \tif (n)
+        \t\tcyc_b(n - 1);
+        }
+        void cyc_b(int n)
+        {
+        \tspin_lock(&cyc_lock);
+        \tspin_unlock(&cyc_lock);
+        \tif (n)
+        \t\tcyc_a(n - 1);
+        }
+        SYSCALL_DEFINE0(cyc)
+        {
+        \tcyc_b(3);
+        \treturn 0;
+        }
+        void irq_path(void)
+        {
+        \tspin_lock(&other);
+        \tcyc_a(2);
+        \tspin_unlock(&other);
+        }
+        SYSCALL_DEFINE0(irqp)
+        {
+        \tirq_path();
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "cyc_lock")
+    assert {r["function"]: r["context"] for r in res["sites"]} == {"cyc_a": "atomic",
+                                                                   "cyc_b": "atomic"}
+
+
+# item 7: tokenizer
+
+def test_a_comment_in_a_define_keeps_its_continuation(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(m_lock);
+        #define take_m() do { /* the lock, \\
+        \t\ttaken */ spin_lock(&m_lock); \\
+        \t} while (0)
+        """})
+    res = lockscan.analyse_class(tree, "m_lock")
+    assert [r["call"] for r in res["sites"]] == ["spin_lock(&m_lock)"]
+
+
+# item 10
+
+def test_an_unrecognised_static_verdict_is_unknown():
+    v, _note, _d = advisor.static_verdict({"verdict": "clean", "sites": []})
+    assert v == "unknown"
+    assert advisor.static_verdict({"verdict": "process", "sites": []})[0] == "ok"
+
+
+# item 12
+
+def test_a_bad_tree_or_revision_is_a_clear_error(tmp_path):
+    assert issubclass(lockscan.SourceError, PvrtError)
+    with pytest.raises(PvrtError, match="no git repository"):
+        lockscan.Tree("/nonexistent", "HEAD")
+    repo = tmp_path / "r@x.git"
+    os.system(f"git init -q --bare '{repo}'")
+    with pytest.raises(PvrtError, match="no revision nosuch"):
+        lockscan.Tree(str(repo), "nosuch")
+
+
+# item 11: the cache
+
+def test_the_cache_survives_corruption_and_keys_on_the_pass(tmp_path):
+    import subprocess
+    src = tmp_path / "src"
+    tree = tree_of(src, {"k/a.c": """\
+        static DEFINE_SPINLOCK(c_lock);
+        SYSCALL_DEFINE0(c)
+        {
+        \tspin_lock(&c_lock);
+        \tspin_unlock(&c_lock);
+        \treturn 0;
+        }
+        """})
+    subprocess.run(["git", "-C", str(src), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(src), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-qm", "t"], check=True)
+    cache = tmp_path / "cache"
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+        "process"
+    files = list(cache.iterdir())
+    assert len(files) == 1 and not list(cache.glob("*.tmp"))
+    files[0].write_text("{ truncated")
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+        "process"
+    # other limits, another entry
+    lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_depth=2)
+    assert len(list(cache.iterdir())) == 2
+    # a walk cut off by the wall clock is not cached
+    res = lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_seconds=-1)
+    assert "ran out" in res["reason"]
+    assert len(list(cache.iterdir())) == 2
+
+
+# item 16: an all-caps macro can be a wrapper
+
+def test_an_all_caps_macro_is_a_wrapper(tmp_path):
+    tree = tree_of(tmp_path, {"k/a.c": """\
+        static DEFINE_SPINLOCK(t_lock);
+        #define LOCK_O() raw_spin_lock(&o_raw)
+        #define UNLOCK_O() raw_spin_unlock(&o_raw)
+        SYSCALL_DEFINE0(a)
+        {
+        \tLOCK_O();
+        \tspin_lock(&t_lock);
+        \tspin_unlock(&t_lock);
+        \tUNLOCK_O();
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "t_lock")
+    assert res["verdict"] == "atomic"
+    assert res["sites"][0]["reason"].startswith("nested in a raw_spinlock_t (LOCK_O()")
+
+
+# item 17: a .c file included by another is like a header
+
+def test_a_static_function_of_an_included_c_file(tmp_path):
+    tree = tree_of(tmp_path, {
+        "kernel/sched/idle.c": """\
+            static DEFINE_SPINLOCK(i_lock2);
+            static void idle_fn(void)
+            {
+            \tspin_lock(&i_lock2);
+            \tspin_unlock(&i_lock2);
+            }
+            """,
+        "kernel/sched/build_policy.c": """\
+            #include "idle.c"
+            SYSCALL_DEFINE0(x)
+            {
+            \traw_spin_lock(&r);
+            \tidle_fn();
+            \traw_spin_unlock(&r);
+            \treturn 0;
+            }
+            """})
+    res = lockscan.analyse_class(tree, "i_lock2")
+    assert res["verdict"] == "atomic"
+    assert res["sites"][0]["chain"][1].startswith("SYSCALL_DEFINE0 (kernel/sched/build_policy")

@@ -36,10 +36,13 @@ KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
 # go together).
 COLD_SECONDS = {"tools": 20, "series": 180, "checkpatch": 30, "bisect": 820, "x86_64": 80,
                 "boot": 40, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
-                "lockdep": 50, "kunit-debug": 100, "kunit-rt": KUNIT_RT_BOOT}
+                "lockdep": 50, "kunit-debug": 100, "kunit-rt": 60}
 # A kernel a stage boots but an earlier stage, not run, should have built:
-# the project kernel (3.6 min cold) and the debug kernel (4.2 min cold).
-KERNEL_BUILD_SECONDS = {"project": 260, "project-debug": 300, "incremental": 60}
+# the project kernel (3.6 min cold), the debug kernel (4.2 min cold) and the
+# PREEMPT_RT kernel (11.3 min measured: a first build in a new build
+# directory with the shared ccache, while other builds loaded the machine).
+KERNEL_BUILD_SECONDS = {"project": 260, "project-debug": 300, "project-rt": 820,
+                        "incremental": 60}
 # CI gives a run 90 minutes, set-up and clone included: the stages get 80.
 DEFAULT_BUDGET = 80 * 60
 

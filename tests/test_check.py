@@ -219,13 +219,14 @@ def test_a_stage_booting_a_kernel_that_was_not_built_expects_the_build(tmp_path,
 
 @pytest.mark.parametrize("key, kernel", [("x86_64", "project"), ("boot", "project"),
                                          ("torture", "project"), ("lockdep", "project-debug"),
-                                         ("kunit-debug", "project-debug"), ("tools", None)])
+                                         ("kunit-debug", "project-debug"),
+                                         ("kunit-rt", "project-rt"), ("tools", None)])
 def test_each_stage_that_boots_a_kernel_counts_its_build(key, kernel, tmp_path, monkeypatch):
     monkeypatch.setenv("PVRT_TOP", str(tmp_path))
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     c = check.Check(argparse.Namespace(only=None))
     assert c.build_cost(key) == (check.KERNEL_BUILD_SECONDS[kernel] if kernel else 0)
-    c.built.update({"project", "project-debug"})
+    c.built.update({"project", "project-debug", "project-rt"})
     assert c.build_cost(key) == 0
 
 
@@ -281,6 +282,8 @@ class _FakeBoot:
     ("st_debug_kunit", ["ikt.prio=ikt-kunit-boot:61", "ikt.prio=ikt-kunit-boot:62"],
      "kunit.enable=0"),
     ("st_lockdep", ["kunit.enable=0"], "ikt.prio=ikt-kunit-boot:62"),
+    ("st_rt_kunit", ["ikt.prio=ikt-kunit-boot:61", "ikt.prio=ikt-kunit-boot:62"],
+     "kunit.enable=0"),
 ])
 def test_each_boot_gets_its_kernel_parameters(stage, want, unwanted, tmp_path, monkeypatch):
     """The KUnit boots carry both ikt.prio= rules the ikt suite checks; the

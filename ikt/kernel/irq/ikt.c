@@ -27,6 +27,11 @@
  * What stays in hard interrupt context, and the reason /proc/irq/ikt gives:
  *
  *   timer          IRQF_TIMER: the clock that drives the scheduler itself
+ *   timer_gated, no_thread_gated  an IRQF_TIMER or IRQF_NO_THREAD action
+ *                  on a line whose other actions are threaded: it runs in
+ *                  hard interrupt context, but the line is IRQF_ONESHOT and
+ *                  stays masked until their threads have run, so its
+ *                  interrupts wait for them (as with threadirqs)
  *   nmi            NMIs cannot sleep, wait or be deferred
  *   percpu         per-CPU interrupts: one thread per line could not serve
  *                  all CPUs, and their handlers touch per-CPU state
@@ -43,8 +48,10 @@
  *                  function runs in the request's thread)
  *   oneshot_no_thread_fn  an IRQF_ONESHOT request without a thread
  *                  function: it asked for its handler to run hard
- *   shared_hard    an ordinary request on a shared line whose actions are
- *                  not threaded: it was left as requested, as without IKT
+ *   shared_hard    an ordinary request on a shared line whose first
+ *                  action is not threaded: it was left as requested (the
+ *                  first action of a shared line decides; not on
+ *                  PREEMPT_RT, where such a request fails with -EBUSY)
  *   ikt_off        booted with ikt=off and without threadirqs
  *
  * Architecture vectors that are not interrupt descriptors (the local APIC
@@ -277,9 +284,9 @@ void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
 /*
  * Whether @desc has actions and none has a thread: all its handlers run
  * in hard interrupt context (IRQF_TIMER, IRQF_NO_THREAD, ONESHOT requests
- * without a thread function, ikt=off), and so would a later request on a
- * shared line of IRQF_NO_THREAD actions.  A priority would not be in
- * effect.
+ * without a thread function, ikt=off).  A priority would not be in effect
+ * for them; a later request with a thread function would still get a
+ * thread, so this holds only for the actions the line has now.
  */
 static bool ikt_desc_all_hard(struct irq_desc *desc)
 {
@@ -294,20 +301,15 @@ static bool ikt_desc_all_hard(struct irq_desc *desc)
 
 /*
  * Lines whose handlers can never run in a thread of their own, and lines
- * whose handlers all run in hard interrupt context.
+ * whose handlers all run in hard interrupt context.  desc->lock held.
  */
 static bool ikt_desc_threadless(struct irq_desc *desc)
 {
-	unsigned long flags;
-	bool ret;
-
-	raw_spin_lock_irqsave(&desc->lock, flags);
-	ret = irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
-	      irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
-	      irq_is_nmi(desc) || !irq_settings_can_thread(desc) ||
-	      ikt_desc_all_hard(desc);
-	raw_spin_unlock_irqrestore(&desc->lock, flags);
-	return ret;
+	lockdep_assert_held(&desc->lock);
+	return irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
+	       irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
+	       irq_is_nmi(desc) || !irq_settings_can_thread(desc) ||
+	       ikt_desc_all_hard(desc);
 }
 
 /* A thread of an interrupt and its scheduling parameters before a change. */
@@ -421,8 +423,10 @@ static int ikt_set_threads(struct ikt_saved_thread *saved, unsigned int n,
  *
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
- * descriptor, or its handlers can never run in a thread (chained, nested,
- * per-CPU, NMI or IRQ_NOTHREAD lines); -ENOMEM; the security module's
+ * descriptor, its handlers can never run in a thread (chained, nested,
+ * per-CPU, NMI or IRQ_NOTHREAD lines), or all its actions run in hard
+ * interrupt context without a thread (decided under request_mutex, so
+ * against the actions the line has while the priority is stored); -ENOMEM; the security module's
  * error if it refuses any thread; the scheduler's error if a thread
  * refused the priority.  Nothing is changed on error: every thread keeps
  * its policy and priority, however they were set.
@@ -437,10 +441,15 @@ VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio
 	if (!ikt_prio_valid(prio))
 		return -EINVAL;
 	desc = irq_to_desc(irq);
-	if (!desc || ikt_desc_threadless(desc))
+	if (!desc)
 		return -EINVAL;
 
 	guard(mutex)(&desc->request_mutex);
+	/* Request and free hold request_mutex: the actions stay as checked. */
+	scoped_guard(raw_spinlock_irqsave, &desc->lock) {
+		if (ikt_desc_threadless(desc))
+			return -EINVAL;
+	}
 	guard(mutex)(&ikt_prio_mutex);
 	n = ikt_desc_threads(desc, NULL);
 	saved = kcalloc(n, sizeof(*saved), GFP_KERNEL);
@@ -475,7 +484,9 @@ static unsigned int ikt_thread_prio(struct irq_desc *desc,
  *
  * The distinct SCHED_FIFO priorities of @irq's threads, ascending and
  * separated by spaces (one number unless a thread was changed by hand), or,
- * if @irq has no thread, the priority a new thread would get.  A thread
+ * if @irq has no thread, the priority a new thread would get; "-" for a
+ * line that refuses a priority (irq_set_thread_priority()), where none is
+ * in effect.  A thread
  * that has not started yet counts with the priority it will take.
  *
  * Context: takes desc->lock only.
@@ -496,6 +507,8 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
 		return -EINVAL;
 
 	scoped_guard(raw_spinlock_irqsave, &desc->lock) {
+		if (ikt_desc_threadless(desc))
+			return scnprintf(buf, size, "-\n");
 		for_each_action_of_desc(desc, action) {
 			struct irqaction *sec = action->secondary;
 
@@ -541,6 +554,21 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_store(unsigned int irq, const char *str
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_thread_priority_store);
 
+/*
+ * Whether another action of @desc has an IRQF_ONESHOT thread: the line
+ * stays masked until it has run, so @action's interrupts wait for it.
+ */
+static bool ikt_desc_gated(struct irq_desc *desc, struct irqaction *action)
+{
+	struct irqaction *other;
+
+	for_each_action_of_desc(desc, other)
+		if (other != action && (other->flags & IRQF_ONESHOT) &&
+		    (other->thread || other->secondary))
+			return true;
+	return false;
+}
+
 /**
  * ikt_action_mode - where an action's primary handler runs, and why
  * @desc: the interrupt's descriptor, desc->lock held
@@ -572,11 +600,15 @@ VISIBLE_IF_KUNIT const char *ikt_action_mode(struct irq_desc *desc,
 
 	if (irq_is_nmi(desc))
 		*reason = "nmi";
+	else if ((action->flags & __IRQF_TIMER) && ikt_desc_gated(desc, action))
+		*reason = "timer_gated";
 	else if (action->flags & __IRQF_TIMER)
 		*reason = "timer";
 	else if ((action->flags & IRQF_PERCPU) ||
 		 irq_settings_is_per_cpu_devid(desc))
 		*reason = "percpu";
+	else if ((action->flags & IRQF_NO_THREAD) && ikt_desc_gated(desc, action))
+		*reason = "no_thread_gated";
 	else if (action->flags & IRQF_NO_THREAD)
 		*reason = "no_thread";
 	else if (!irq_settings_can_thread(desc))

@@ -408,7 +408,8 @@ KUNIT_ARRAY_PARAM(ikt_modes, ikt_mode_cases, ikt_mode_desc);
 
 /*
  * IRQF_TIMER (and IRQF_NO_THREAD) handlers stay in hard interrupt context,
- * and their line refuses a thread priority: no thread exists or will.
+ * and their line refuses a thread priority and reads "-": no thread
+ * exists, and none takes a priority.
  */
 static void ikt_hard_handlers(struct kunit *test)
 {
@@ -416,6 +417,7 @@ static void ikt_hard_handlers(struct kunit *test)
 	struct ikt_test *t = test->priv;
 	unsigned int irq = t->virq[0];
 	const char *reason;
+	char buf[16];
 
 	ikt_require_threading(test);
 	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, c->flags, "ikt-kunit-mode", t), 0);
@@ -432,6 +434,8 @@ static void ikt_hard_handlers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), c->hardirq ? -EINVAL : 0);
 	KUNIT_EXPECT_EQ(test, ikt_thread_priority_store(irq, "70"), c->hardirq ? -EINVAL : 0);
 	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, c->hardirq ? 0 : 70);
+	KUNIT_EXPECT_GT(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 0);
+	KUNIT_EXPECT_STREQ(test, buf, c->hardirq ? "-\n" : "70\n");
 	free_irq(irq, t);
 }
 
@@ -955,8 +959,9 @@ static const struct ikt_shared_case ikt_shared_cases[] = {
 	/* IRQF_NO_SUSPEND (in IRQF_TIMER) shares only with IRQF_COND_SUSPEND. */
 	{ "IRQF_TIMER first", IRQF_TIMER, IRQF_COND_SUSPEND | IRQF_COND_ONESHOT,
 	  "timer", "shared_hard" },
-	{ "IRQF_NO_THREAD second", 0, IRQF_NO_THREAD | IRQF_COND_ONESHOT, NULL, "no_thread" },
-	{ "IRQF_NO_THREAD second, threaded API", 0, IRQF_NO_THREAD, NULL, "no_thread" },
+	{ "IRQF_NO_THREAD second", 0, IRQF_NO_THREAD | IRQF_COND_ONESHOT, NULL,
+	  "no_thread_gated" },
+	{ "IRQF_NO_THREAD second, threaded API", 0, IRQF_NO_THREAD, NULL, "no_thread_gated" },
 };
 
 static void ikt_shared_desc(const struct ikt_shared_case *c, char *desc)
@@ -989,7 +994,11 @@ static void ikt_expect_action(struct kunit *test, struct irqaction *action,
  * IRQF_TIMER) and an ordinary one, in either order: both requests
  * succeed, as without IKT; the ordinary one stays in hard interrupt
  * context on a line whose first action is not threaded, and is threaded
- * on a line whose first action is.  Both handlers see the interrupt.
+ * on a line whose first action is; the unthreaded one is then reported
+ * as gated by the other's thread.  Both handlers see the interrupt.  On
+ * PREEMPT_RT an ordinary handler must not run in hard interrupt context:
+ * the request after an unthreaded first action fails with -EBUSY, as in
+ * mainline.
  */
 static void ikt_shared_unthreaded(struct kunit *test)
 {
@@ -1009,6 +1018,13 @@ static void ikt_shared_unthreaded(struct kunit *test)
 	/* request_irq(), or request_threaded_irq() without a thread function. */
 	ret = request_threaded_irq(irq, ikt_handler, NULL, IRQF_SHARED | c->second,
 				   "ikt-kunit-shared-2", u);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) && c->first_reason) {
+		KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+		if (!ret)
+			free_irq(irq, u);
+		free_irq(irq, t);
+		return;
+	}
 	/* The first action is freed by the exit function. */
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "the second request on the shared line");
 	a = ikt_action(irq);
@@ -1017,9 +1033,14 @@ static void ikt_shared_unthreaded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, irq_set_irqchip_state(irq, IRQCHIP_STATE_PENDING, true), 0);
 	ikt_expect_action(test, a, t, c->first_reason);
 	ikt_expect_action(test, b, u, c->second_reason);
-	/* Only hard handlers on the line: no priority to set. */
-	if (c->first_reason && c->second_reason)
+	/* Only hard handlers on the line: no priority to set, "-" to read. */
+	if (c->first_reason && c->second_reason) {
+		char buf[16];
+
 		KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), -EINVAL);
+		KUNIT_EXPECT_GT(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 0);
+		KUNIT_EXPECT_STREQ(test, buf, "-\n");
+	}
 	free_irq(irq, u);
 	free_irq(irq, t);
 
@@ -1036,7 +1057,8 @@ static void ikt_shared_unthreaded(struct kunit *test)
  * A request with a handler and a thread function on a shared line whose
  * first action is IRQF_NO_THREAD: forced threading would have given it a
  * secondary thread; it keeps its handler in hard interrupt context and
- * its thread function in its own thread, as without IKT.
+ * its thread function in its own thread, as without IKT.  On PREEMPT_RT
+ * the request fails with -EBUSY, as in mainline.
  */
 static void ikt_shared_unthreaded_thread_fn(struct kunit *test)
 {
@@ -1058,6 +1080,16 @@ static void ikt_shared_unthreaded_thread_fn(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED | IRQF_NO_THREAD,
 					  "ikt-kunit-shared-1", t), 0);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		int ret = request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
+					       IRQF_SHARED, "ikt-kunit-shared-2", u);
+
+		KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+		if (!ret)
+			free_irq(irq, u);
+		free_irq(irq, t);
+		return;
+	}
 	/* The first action is freed by the exit function. */
 	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_edge_primary, ikt_edge_thread_fn,
 						   IRQF_SHARED, "ikt-kunit-shared-2", u), 0);

@@ -34,9 +34,11 @@
  *  - The int-returning variants walk the whole chain with deadlock
  *    detection (RT_MUTEX_FULL_CHAINWALK) and return -EDEADLK, with the
  *    waiter dequeued and its donation withdrawn, for the cycle they would
- *    close, through locks of any type, and for a walk longer than
- *    max_lock_depth, which includes running into a cycle that another
- *    waiter closed.  A cycle closed by a call that cannot fail
+ *    close, through locks of any type (AA included), and for a walk longer
+ *    than max_lock_depth, which includes running into a cycle that
+ *    another waiter closed: then the tasks of that cycle may keep the
+ *    donation until it is broken (see pv_mutex_lock_interruptible()).
+ *    A cycle closed by a call that cannot fail
  *    (rt_mutex_lock(), an rtlock, pv_mutex_lock()) is reported to nobody:
  *    such calls walk only as far as priorities change
  *    (RT_MUTEX_MIN_CHAINWALK), as rt_mutex does, and their waiters sleep
@@ -201,8 +203,13 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock);
  * as it does when it runs into a cycle without @lock and the caller.  Such
  * a cycle was closed by a call that cannot fail (rt_mutex_lock(), a
  * PREEMPT_RT sleeping spinlock, pv_mutex_lock()): that call got no error,
- * and its waiters sleep for good.  On error nothing changed: the caller's
- * donation to the owner chain has been withdrawn.
+ * and its waiters sleep for good.  On -EINTR, and on -EDEADLK for a cycle
+ * through @lock or the caller, nothing changed: the caller's donation to
+ * the owner chain has been withdrawn.  On -EDEADLK for a walk cut by
+ * max_lock_depth the caller's waiter is gone, but the walk back stops
+ * where priorities stop changing: the tasks of a cycle it went round may
+ * keep the caller's priority, requeued on their locks at it, until that
+ * cycle is broken.
  */
 int __sched pv_mutex_lock_interruptible(struct pv_mutex *lock)
 {

@@ -143,9 +143,13 @@ static __always_inline int __pv_mutex_lock(struct pv_mutex *lock,
 /*
  * A void lock has no way to report a cycle, so a full chain walk would find
  * nothing it could act on: walk only as far as priorities change, as
- * rt_mutex_lock() does.  A cycle that walk still meets (or any, with
- * CONFIG_DEBUG_RT_MUTEXES) is rt_mutex_handle_deadlock()'s: a warning, then
- * the caller sleeps for good.  So the slow path returns 0 here.
+ * rt_mutex_lock() does.  A cycle that walk still meets is
+ * rt_mutex_handle_deadlock()'s: a WARN() each time, then the caller never
+ * gets the lock.  It waits there in TASK_INTERRUPTIBLE: no hung-task
+ * report, and with a signal pending it busy-loops.  With
+ * CONFIG_DEBUG_RT_MUTEXES every walk detects, so this also happens to a
+ * call whose chain runs into a cycle of other tasks, even once that cycle
+ * is broken.  So the slow path returns 0 here.
  */
 static __always_inline void __pv_mutex_lock_void(struct pv_mutex *lock,
 						 unsigned int subclass,
@@ -180,7 +184,8 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock_nested);
  * priority.  Like rt_mutex_lock(), it walks that chain only as far as
  * priorities change and returns no deadlock: a cycle it closes is not
  * reported (a warning if its walk happens to meet it, or with
- * CONFIG_DEBUG_RT_MUTEXES), and the caller and the other waiters of the
+ * CONFIG_DEBUG_RT_MUTEXES, which also warns for a cycle of other tasks
+ * that the chain runs into), and the caller and the other waiters of the
  * cycle sleep for good.  Use the int-returning variants where a cycle is
  * possible.
  */

@@ -34,9 +34,11 @@
  *  - The int-returning variants walk the whole chain with deadlock
  *    detection (RT_MUTEX_FULL_CHAINWALK) and return -EDEADLK, with the
  *    waiter dequeued and its donation withdrawn, for the cycle they would
- *    close, through locks of any type, and for a walk longer than
- *    max_lock_depth, which includes running into a cycle that another
- *    waiter closed.  A cycle closed by a call that cannot fail
+ *    close, through locks of any type (AA included), and for a walk longer
+ *    than max_lock_depth, which includes running into a cycle that
+ *    another waiter closed: then the tasks of that cycle may keep the
+ *    donation until it is broken (see pv_mutex_lock_interruptible()).
+ *    A cycle closed by a call that cannot fail
  *    (rt_mutex_lock(), an rtlock, pv_mutex_lock()) is reported to nobody:
  *    such calls walk only as far as priorities change
  *    (RT_MUTEX_MIN_CHAINWALK), as rt_mutex does, and their waiters sleep
@@ -141,9 +143,13 @@ static __always_inline int __pv_mutex_lock(struct pv_mutex *lock,
 /*
  * A void lock has no way to report a cycle, so a full chain walk would find
  * nothing it could act on: walk only as far as priorities change, as
- * rt_mutex_lock() does.  A cycle that walk still meets (or any, with
- * CONFIG_DEBUG_RT_MUTEXES) is rt_mutex_handle_deadlock()'s: a warning, then
- * the caller sleeps for good.  So the slow path returns 0 here.
+ * rt_mutex_lock() does.  A cycle that walk still meets is
+ * rt_mutex_handle_deadlock()'s: a WARN() each time, then the caller never
+ * gets the lock.  It waits there in TASK_INTERRUPTIBLE: no hung-task
+ * report, and with a signal pending it busy-loops.  With
+ * CONFIG_DEBUG_RT_MUTEXES every walk detects, so this also happens to a
+ * call whose chain runs into a cycle of other tasks, even once that cycle
+ * is broken.  So the slow path returns 0 here.
  */
 static __always_inline void __pv_mutex_lock_void(struct pv_mutex *lock,
 						 unsigned int subclass,
@@ -178,7 +184,8 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock_nested);
  * priority.  Like rt_mutex_lock(), it walks that chain only as far as
  * priorities change and returns no deadlock: a cycle it closes is not
  * reported (a warning if its walk happens to meet it, or with
- * CONFIG_DEBUG_RT_MUTEXES), and the caller and the other waiters of the
+ * CONFIG_DEBUG_RT_MUTEXES, which also warns for a cycle of other tasks
+ * that the chain runs into), and the caller and the other waiters of the
  * cycle sleep for good.  Use the int-returning variants where a cycle is
  * possible.
  */
@@ -201,8 +208,13 @@ EXPORT_SYMBOL_GPL(pv_mutex_lock);
  * as it does when it runs into a cycle without @lock and the caller.  Such
  * a cycle was closed by a call that cannot fail (rt_mutex_lock(), a
  * PREEMPT_RT sleeping spinlock, pv_mutex_lock()): that call got no error,
- * and its waiters sleep for good.  On error nothing changed: the caller's
- * donation to the owner chain has been withdrawn.
+ * and its waiters sleep for good.  On -EINTR, and on -EDEADLK for a cycle
+ * through @lock or the caller, nothing changed: the caller's donation to
+ * the owner chain has been withdrawn.  On -EDEADLK for a walk cut by
+ * max_lock_depth the caller's waiter is gone, but the walk back stops
+ * where priorities stop changing: the tasks of a cycle it went round may
+ * keep the caller's priority, requeued on their locks at it, until that
+ * cycle is broken.
  */
 int __sched pv_mutex_lock_interruptible(struct pv_mutex *lock)
 {

@@ -335,6 +335,7 @@ class Check:
         if out:
             self.built.add("project")
         self.kunitconfigs_stand_alone()
+        self.kunit_module_modpost(out)
         changed = self.changed_lines()
         cfiles = sorted(f for f in changed if f.endswith(".c"))
         if not cfiles:
@@ -363,6 +364,30 @@ class Check:
                           f" ({', '.join(files)}){where}", res.returncode == 0 and not bad,
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
         return skipped
+
+    def kunit_module_modpost(self, out):
+        """The pv_mutex KUnit suite, built in here, also builds as a module:
+        its source compiled as an external module against the project
+        kernel's Module.symvers, so that modpost rejects a symbol the kernel
+        does not export (as max_lock_depth is not).  One object and modpost."""
+        src = os.path.join(self.tree, "kernel", "locking", "tests", "pv_mutex_kunit.c")
+        name = "pv_mutex_kunit builds as a module (modpost against the project kernel)"
+        if not os.path.exists(src):
+            return
+        if out is None:
+            self.res.case("x86_64", name, False, "not built: the project kernel did not build")
+            return
+        mdir = os.path.join(self.bdir, "out", "pv_mutex_kunit-module")
+        shutil.rmtree(mdir, ignore_errors=True)
+        os.makedirs(mdir)
+        shutil.copy(src, mdir)
+        with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
+            f.write("obj-m += pv_mutex_kunit.o\n")
+        res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
+                       cwd=self.tree)
+        self.res.case("x86_64", name, res.returncode == 0 and
+                      os.path.exists(os.path.join(mdir, "pv_mutex_kunit.ko")),
+                      self.tail(res.stdout + res.stderr))
 
     def kunitconfigs_stand_alone(self):
         """Each x86_64 .kunitconfig of the series is complete on its own: kunit.py
@@ -470,7 +495,7 @@ class Check:
         out = os.path.join(self.bdir, "out", "project")
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
-               " && cyclictest-load 10 hackbench")
+               " && cyclictest-load 10 hackbench && bench-loader-check")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
@@ -502,6 +527,10 @@ class Check:
                       bool(ct) and ct[0] == 0 and lat is not None and lat.samples > 0, detail)
         if lat:
             print(f"        {detail}  (plain TCG: emulator noise, not a latency figure)")
+        bl = secs.get("bench-loader")
+        self.res.case("boot", "insmod pv_mutex_bench leaves the loader's policy and affinity"
+                      " alone", bool(bl) and bl[0] == 0,
+                      (bl[1][-600:] if bl else "no bench-loader section"))
         self.console_cases("boot", "validation boot", res.text, res.log_path)
         self.res.case("boot", "guest command finished and powered off",
                       res.rc == 0 and not res.timed_out,

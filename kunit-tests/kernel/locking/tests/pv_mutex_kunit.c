@@ -21,6 +21,7 @@
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/pv_mutex.h>
 #include <linux/pv_spinlock.h>
 #include <linux/rtmutex.h>
@@ -168,7 +169,12 @@ static void pvk_hold_run(struct pvk_worker *w)
 		/* Queued on the lock and on a run queue: spinning. */
 		if (!t || !READ_ONCE(t->pi_blocked_on) || !READ_ONCE(t->on_rq))
 			continue;
-		/* Leave the waiter 10 ms to get past its checks into the spin. */
+		/*
+		 * Leave the waiter 10 ms to get past its checks into the spin.
+		 * If it is not there yet, it meets the signal in its checks or
+		 * in schedule() and returns at once: a false pass is possible,
+		 * a false fail is not.
+		 */
 		if (!queued)
 			queued = ktime_get();
 		if (ktime_ms_delta(ktime_get(), queued) < 10)
@@ -439,12 +445,24 @@ static int pvk_init(struct kunit *test)
 	return 0;
 }
 
+/* Is @w queued on a lock in a wait that SIGUSR1 ends? */
+static bool pvk_interruptible_wait(struct pvk_worker *w)
+{
+	enum pvk_cmd cmd = READ_ONCE(w->cmd);
+
+	return (cmd == CMD_LOCK_INTR || cmd == CMD_RT_LOCK_INTR) &&
+	       READ_ONCE(w->task->pi_blocked_on);
+}
+
 /*
  * Bring every worker back to idle with no lock held, also after a failed
  * case: stop the running owners, interrupt the interruptible waits
  * (SIGUSR1), and have each idle worker unlock what it holds, which lets
- * the uninterruptible waiters behind it go on.  Return the number of
- * workers still blocked after WAIT_LIMIT.
+ * the uninterruptible waiters behind it go on.  Only a worker queued on a
+ * lock in an interruptible wait is signalled: one that an rt_mutex or
+ * pv_mutex_lock() deadlock left in rt_mutex_handle_deadlock() is not
+ * queued, and a pending signal would make it busy-loop there.  Return the
+ * number of workers still blocked after WAIT_LIMIT.
  */
 static int pvk_quiesce(struct pvk_ctx *ctx)
 {
@@ -460,7 +478,8 @@ static int pvk_quiesce(struct pvk_ctx *ctx)
 			if (w->busy && try_wait_for_completion(&w->done))
 				w->busy = false;
 			if (w->busy) {
-				send_sig(SIGUSR1, w->task, 1);
+				if (pvk_interruptible_wait(w))
+					send_sig(SIGUSR1, w->task, 1);
 				left++;
 			} else if (w->held) {
 				__pvk_issue(w, CMD_RELEASE, NULL);
@@ -485,9 +504,15 @@ static void pvk_exit(struct kunit *test)
 		/*
 		 * A failure already reported left workers blocked on locks in
 		 * @ctx, of classes of @ctx->keys: leak both, with the workers.
+		 * Their code is this module's, so pin it, and take them off
+		 * SCHED_FIFO so that one that ever runs cannot starve the CPU.
 		 */
 		kunit_err(test, "%d worker(s) still blocked: their context is leaked\n",
 			  stuck);
+		__module_get(THIS_MODULE);
+		for (i = 0; i < ctx->nworkers; i++)
+			if (ctx->workers[i].busy)
+				sched_set_normal(ctx->workers[i].task, 0);
 		return;
 	}
 	for (i = 0; i < ctx->nworkers; i++) {
@@ -778,7 +803,9 @@ static struct pvk_worker *pvk_running_owner(struct kunit *test, union pvk_lock *
  * A timed lock returns at its timeout also while it spins on an owner that
  * runs on another CPU: 100 ms, not the 950 ms after which RT throttling
  * takes a CPU from the waiter or the owner.  The waiter is at FIFO 80,
- * above the threaded interrupt handlers, so nothing else preempts it.
+ * above the threaded interrupt handlers at their default priority (50,
+ * CONFIG_IKT_DEFAULT_PRIO), so none of those preempts it unless ikt.prio=
+ * or /proc/irq/<N>/thread_priority put one higher.
  */
 static void pvk_timeout_running_owner(struct kunit *test)
 {
@@ -787,8 +814,6 @@ static void pvk_timeout_running_owner(struct kunit *test)
 	struct pvk_worker *o, *w;
 	s64 ms;
 
-	if (!ctx->ops->lock_timeout)
-		kunit_skip(test, "%s has no timed lock for kernel users", ctx->ops->name);
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "the owner needs a CPU of its own: one CPU online");
 	w = pvk_worker(ctx, "W", 80);
@@ -1328,6 +1353,7 @@ static void pvk_outer_cycle_unwind(struct kunit *test, struct pvk_worker *t1,
 
 	send_sig(SIGUSR1, t2->task, 1);
 	KUNIT_EXPECT_EQ(test, pvk_wait(t2), -EINTR);
+	EXPECT_PRIO(t1, 20);		/* only T4 (5) waits on A */
 	pvk_do(t2, CMD_PV_UNLOCK, b);
 	KUNIT_EXPECT_EQ(test, pvk_wait(t1), 0);
 	pvk_do(t1, CMD_PV_UNLOCK, b);
@@ -1339,9 +1365,13 @@ static void pvk_outer_cycle_unwind(struct kunit *test, struct pvk_worker *t1,
 
 /*
  * A chain walk longer than kernel.max_lock_depth steps counts as a
- * deadlock, with nothing changed.  T3 asks for C: the full walk goes to T4,
- * then round the cycle of pvk_outer_cycle() without meeting C or T3 again,
- * until it has made max_lock_depth steps, whatever that limit is.
+ * deadlock.  T3 asks for C: the full walk goes to T4, then round the cycle
+ * of pvk_outer_cycle() without meeting C or T3 again, until it has made
+ * max_lock_depth steps, whatever that limit is.  On the way it raised T4,
+ * T1 and T2 to 30 and requeued T2's waiter on A at 30.  T3's waiter goes,
+ * and the walk back lowers T4 and requeues its waiter on A at 5, but stops
+ * there: T2's waiter (30) is A's top waiter now, so T1 and T2 keep 30,
+ * which nobody donates, until the cycle is broken.
  */
 static void pvk_chain_too_deep(struct kunit *test)
 {
@@ -1354,7 +1384,9 @@ static void pvk_chain_too_deep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pvk_do(t3, CMD_LOCK_INTR, c), -EDEADLK);
 	KUNIT_EXPECT_FALSE(test, pvk_queued(t3->task));
 	KUNIT_EXPECT_PTR_EQ(test, pv_mutex_owner(&c->pv), t4->task);
-	EXPECT_PRIO(t4, 5);		/* T3's donation withdrawn */
+	EXPECT_PRIO(t4, 5);		/* T3's donation withdrawn ... */
+	EXPECT_PRIO(t1, 30);		/* ... but not inside the cycle */
+	EXPECT_PRIO(t2, 30);
 	pvk_outer_cycle_unwind(test, t1, t2, t4);
 }
 

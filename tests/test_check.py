@@ -591,3 +591,48 @@ def test_check_writes_every_case_as_junit(tmp_path, monkeypatch):
     cases = junit.read(os.path.join(c.logs, "check.xml"))
     assert cases == [("a", "ran", True), ("b", "not run: time budget", False),
                      ("c", "ran", True)]
+
+
+def _boot_ikt_junit(secs, tmp_path, monkeypatch):
+    """The boot stage's /proc/irq/ikt cases for guest sections SECS: {name: ok}."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    c.boot_ikt(secs)
+    return {name: (ok, detail) for _, name, ok, detail in c.res.junit}
+
+
+@pytest.mark.parametrize("name, case", [
+    ("ikt-lsm", "refused by the LSM"),
+    ("ikt-hidepid", "hidepid=ptraceable hides"),
+])
+@pytest.mark.parametrize("sec, detail", [
+    (None, "no {name} section"),
+    ((1, ["refused: sh: write error: Invalid argument", "not refused with EPERM"]),
+     "not refused with EPERM"),
+])
+def test_boot_ikt_fails_a_missing_or_failed_guest_section(name, case, sec, detail, tmp_path,
+                                                          monkeypatch, capsys):
+    """ikt-check's ikt-lsm and ikt-hidepid sections: a section the guest did
+    not print, or one that ended with rc != 0, fails its case with the
+    section's last lines; the other section's case still passes."""
+    good = {"ikt-prio": (0, []), "ikt-lsm": (0, ["refused: ok"]),
+            "ikt-hidepid": (0, ["ok"])}
+    cases = _boot_ikt_junit(good, tmp_path, monkeypatch)
+    mine = [k for k in cases if case in k]
+    other = [k for k in cases if ("hidepid=ptraceable hides" if name == "ikt-lsm"
+                                  else "refused by the LSM") in k]
+    assert len(mine) == 1 and len(other) == 1
+    assert cases[mine[0]][0] and cases[other[0]][0]
+
+    secs = dict(good)
+    if sec is None:
+        del secs[name]
+    else:
+        secs[name] = sec
+    cases = _boot_ikt_junit(secs, tmp_path, monkeypatch)
+    ok, got = cases[mine[0]]
+    assert not ok
+    assert detail.format(name=name) in got
+    assert cases[other[0]][0]
+    assert f"FAIL  {mine[0]}" in capsys.readouterr().out

@@ -92,6 +92,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/sched/types.h>
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 
 #include "internals.h"
@@ -254,12 +255,19 @@ static unsigned int ikt_config_prio(struct irq_desc *desc, const char *name)
 	return prio ?: CONFIG_IKT_DEFAULT_PRIO;
 }
 
-static int ikt_set_task_prio(struct task_struct *t, unsigned int prio)
+/*
+ * Set one interrupt or ktimers thread to SCHED_FIFO @prio.  KUnit may
+ * redirect it to fail one thread of a write and so reach the rollback of
+ * ikt_set_threads().
+ */
+VISIBLE_IF_KUNIT int ikt_set_task_prio(struct task_struct *t, unsigned int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };
 
+	KUNIT_STATIC_STUB_REDIRECT(ikt_set_task_prio, t, prio);
 	return sched_setscheduler_nocheck(t, SCHED_FIFO, &sp);
 }
+EXPORT_SYMBOL_IF_KUNIT(ikt_set_task_prio);
 
 /**
  * irq_thread_set_prio - give a starting interrupt thread its priority
@@ -328,6 +336,12 @@ static void ikt_save_sched(struct task_struct *t, struct sched_attr *attr)
 		.sched_nice	= task_nice(t),
 	};
 	switch (t->policy) {
+	case SCHED_NORMAL:
+	case SCHED_BATCH:
+	case SCHED_IDLE:
+		/* A slice set with sched_setattr(), as get_params() reads it. */
+		attr->sched_runtime = t->se.custom_slice ? t->se.slice : 0;
+		break;
 	case SCHED_FIFO:
 	case SCHED_RR:
 		attr->sched_priority = t->rt_priority;
@@ -418,15 +432,19 @@ static int ikt_set_threads(struct ikt_saved_thread *saved, unsigned int n,
  * driver interface, and is not exported.  The calling task must be
  * allowed to change the scheduler of each thread by the security modules
  * (security_task_setscheduler(): the capability module wants
- * CAP_SYS_NICE); a caller that opened a file on behalf of another checks
- * that one's capability itself.
+ * CAP_SYS_NICE); the proc write handler also requires CAP_SYS_NICE in the
+ * opener's credentials.  A value stored while @irq has no thread yet is
+ * checked by no security module, since there is no thread to check it
+ * against: only by CAP_SYS_NICE of the opener and the writer; the threads
+ * that request_irq() creates later take it unchecked.
  *
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
  * descriptor, its handlers can never run in a thread (chained, nested,
  * per-CPU, NMI or IRQ_NOTHREAD lines), or all its actions run in hard
  * interrupt context without a thread (decided under request_mutex, so
- * against the actions the line has while the priority is stored); -ENOMEM; the security module's
+ * against the actions the line has while the priority is stored);
+ * -ENOMEM; the security module's
  * error if it refuses any thread; the scheduler's error if a thread
  * refused the priority.  Nothing is changed on error: every thread keeps
  * its policy and priority, however they were set.
@@ -637,6 +655,7 @@ struct ikt_report_line {
 	const char *mode;
 	const char *reason;
 	struct task_struct *task;	/* a reference, or NULL */
+	bool holds_line;		/* primary thread of an IRQF_ONESHOT action */
 };
 
 #define IKT_REPORT_LINES	16
@@ -675,6 +694,7 @@ static void ikt_report_take(struct ikt_report_line *l, const char *name,
 	l->mode = mode;
 	l->reason = reason;
 	l->task = t;
+	l->holds_line = false;
 	if (t)
 		get_task_struct(t);
 }
@@ -700,6 +720,7 @@ static unsigned int ikt_report_collect(struct irq_desc *desc,
 		mode = ikt_action_mode(desc, action, &reason);
 		ikt_report_take(&line[n++], action->name, mode, reason,
 				action->thread);
+		line[n - 1].holds_line = action->flags & IRQF_ONESHOT;
 		if (action->secondary)
 			ikt_report_take(&line[n++], action->name, "threaded",
 					"secondary", action->secondary->thread);
@@ -709,8 +730,11 @@ static unsigned int ikt_report_collect(struct irq_desc *desc,
 }
 
 /*
- * The lowest and highest priority of the threads of one interrupt's
- * @n lines; equal if they agree or there are fewer than two threads.
+ * The lowest and highest priority of the threads that hold one
+ * interrupt's line masked until they have run (the primary threads of
+ * IRQF_ONESHOT actions; a secondary thread has no bit in thread_mask and
+ * a non-ONESHOT action does not hold the line), among its @n lines;
+ * equal if they agree or there are fewer than two such threads.
  */
 static void ikt_report_prio_range(const struct ikt_report_line *line,
 				  unsigned int n, unsigned int *lo,
@@ -724,7 +748,8 @@ static void ikt_report_prio_range(const struct ikt_report_line *line,
 		struct task_struct *t = line[i].task;
 
 		/* Threads that have not taken their priority yet do not count. */
-		if (!t || (t->policy != SCHED_FIFO && t->policy != SCHED_RR))
+		if (!t || !line[i].holds_line ||
+		    (t->policy != SCHED_FIFO && t->policy != SCHED_RR))
 			continue;
 		*lo = min(*lo, t->rt_priority);
 		*hi = max(*hi, t->rt_priority);

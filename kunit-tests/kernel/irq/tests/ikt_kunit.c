@@ -17,6 +17,7 @@
  * interrupts (x86_64 under QEMU; UML cannot).
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
@@ -80,6 +81,7 @@ struct ikt_test {
 	bool waited_next;
 	bool all_primaries_hard;
 	bool device_pending;	/* what a primary checks, as a driver would */
+	struct task_struct *refuse_prio;	/* the thread the stub refuses */
 };
 
 static void ikt_record(struct ikt_seen *seen)
@@ -109,6 +111,15 @@ static irqreturn_t ikt_wake_handler(int irq, void *dev_id)
 {
 	ikt_primary_ran(dev_id);
 	return IRQ_WAKE_THREAD;
+}
+
+static irqreturn_t ikt_quiet_thread_fn(int irq, void *dev_id)
+{
+	struct ikt_test *t = dev_id;
+
+	ikt_record(&t->thread);
+	complete(&t->thread_done);
+	return IRQ_HANDLED;
 }
 
 static irqreturn_t ikt_thread_fn(int irq, void *dev_id)
@@ -175,10 +186,14 @@ static void ikt_test_exit(struct kunit *test)
 	for (i = 0; i < IKT_TEST_IRQS; i++) {
 		if (!t->virq[i])
 			continue;
-		/* A case that stopped on a failed assertion left it requested. */
+		/*
+		 * A case that stopped on a failed assertion left it requested,
+		 * maybe with other dev_ids sharing it: free every action here,
+		 * since kunit actions would run after the mapping is gone.
+		 */
 		complete_all(&t->release);
-		if (irq_has_action(t->virq[i]))
-			free_irq(t->virq[i], t);
+		while (irq_has_action(t->virq[i]))
+			free_irq(t->virq[i], irq_to_desc(t->virq[i])->action->dev_id);
 		irq_dispose_mapping(t->virq[i]);
 	}
 	irq_domain_remove_sim(t->domain);
@@ -1167,8 +1182,8 @@ static void ikt_timer_under_hog(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ikt_set_timers_prio(91), 0);
 
 	h.cpu = cpumask_first(cpu_online_mask);
-	KUNIT_EXPECT_EQ(test, per_cpu(ktimerd, h.cpu)->rt_priority, 91);
-	KUNIT_EXPECT_EQ(test, per_cpu(ktimerd, h.cpu)->policy, SCHED_FIFO);
+	KUNIT_EXPECT_EQ(test, ikt_timers_task(h.cpu)->rt_priority, 91);
+	KUNIT_EXPECT_EQ(test, ikt_timers_task(h.cpu)->policy, SCHED_FIFO);
 	init_completion(&h.done);
 	timer_setup_on_stack(&h.timer, ikt_hog_timer_fn, 0);
 	task = ikt_start_fifo(ikt_hog_fn, &h, "ikt-kunit-hog", h.cpu, 90);
@@ -1189,7 +1204,7 @@ static void ikt_timer_under_hog(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, h.fired_while_hogging,
 			      "a %d ms timer did not fire within %d ms of FIFO 90 load",
 			      IKT_HOG_TIMER_MS, IKT_HOG_SPIN_MS);
-	KUNIT_EXPECT_PTR_EQ(test, h.ran_in, per_cpu(ktimerd, h.cpu));
+	KUNIT_EXPECT_PTR_EQ(test, h.ran_in, ikt_timers_task(h.cpu));
 }
 
 struct ikt_softirq_probe {
@@ -1235,7 +1250,7 @@ static void ikt_ktimers_timers_only(struct kunit *test)
 	tasklet_setup(&p->tasklet, ikt_probe_tasklet_fn);
 	timer_setup(&p->timer, ikt_probe_timer_fn, 0);
 	cpu = cpumask_first(cpu_online_mask);
-	ktimers = per_cpu(ktimerd, cpu);
+	ktimers = ikt_timers_task(cpu);
 	KUNIT_ASSERT_NOT_NULL(test, ktimers);
 
 	p->timer.expires = jiffies + 1;
@@ -1250,7 +1265,15 @@ static void ikt_ktimers_timers_only(struct kunit *test)
 				"the tasklet ran in %s", p->tasklet_in->comm);
 }
 
-/* A private proc mount, as user space would see /proc. */
+static void ikt_unmount(void *mnt)
+{
+	kern_unmount(mnt);
+}
+
+/*
+ * A private proc mount, as user space would see /proc; unmounted by
+ * kunit_release_action(test, ikt_unmount, mnt) or when the case ends.
+ */
 static struct vfsmount *ikt_proc_mount(struct kunit *test, const char *opts)
 {
 	struct file_system_type *fs = get_fs_type("proc");
@@ -1265,6 +1288,7 @@ static struct vfsmount *ikt_proc_mount(struct kunit *test, const char *opts)
 	mnt = vfs_kern_mount(fs, 0, "proc", data);
 	put_filesystem(fs);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ikt_unmount, mnt), 0);
 	return mnt;
 }
 
@@ -1387,7 +1411,7 @@ static void ikt_proc_file(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, desc->ikt_prio, before);
 		KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
 	}
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
 	free_irq(irq, t);
 }
 
@@ -1453,7 +1477,7 @@ static void ikt_report_pids(struct kunit *test)
 						line, sizeof(line)));
 	KUNIT_EXPECT_NULL_MSG(test, strstr(line, want), "uid 1000 under hidepid reads: %s",
 			      line);
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
 
 	mnt = ikt_proc_mount(test, NULL);
 	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 1000, &none, "ikt-kunit-report",
@@ -1466,7 +1490,7 @@ static void ikt_report_pids(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 1000, &none, want, line,
 						    sizeof(line)), "no line \"%s\"", want);
 	free_irq(t->virq[1], t);
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
 	free_irq(irq, t);
 }
 
@@ -1522,7 +1546,7 @@ static void ikt_proc_lsm(struct kunit *test)
 	ret = ikt_pwrite(f, ubuf, "70", 2, 0);
 	revert_creds(old);
 	fput(f);
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
 
 	KUNIT_EXPECT_EQ(test, ret, -EPERM);
 	KUNIT_EXPECT_EQ(test, thread->policy, SCHED_RR);
@@ -1557,7 +1581,7 @@ static void ikt_report_hidepid_ptraceable(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, ikt_report_line(test, mnt, 0, NULL, "ikt-kunit-ptrace",
 						line, sizeof(line)));
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want), "root reads: %s", line);
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
 
 	/* hidepid=invisible: the gid= group sees every pid. */
 	mnt = ikt_proc_mount(test, "hidepid=invisible,gid=1000");
@@ -1565,7 +1589,7 @@ static void ikt_report_hidepid_ptraceable(struct kunit *test)
 						line, sizeof(line)));
 	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(line, want),
 				  "uid 1000 in gid= under hidepid=invisible reads: %s", line);
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
 	free_irq(irq, t);
 }
 
@@ -1591,11 +1615,9 @@ static void ikt_report_shared_prio(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED,
 					  "ikt-kunit-boot", t), 0);
-	if (request_irq(irq, ikt_handler, IRQF_SHARED, "ikt-kunit-other", u)) {
-		free_irq(irq, t);
-		KUNIT_FAIL(test, "second shared request refused");
-		return;
-	}
+	/* On a failed assertion, ikt_test_exit() frees both actions. */
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED,
+					  "ikt-kunit-other", u), 0);
 	/* Once both threads have run, each has taken its priority. */
 	ikt_fire(test, irq);
 	ikt_wait(test, &t->primary_done);
@@ -1609,7 +1631,116 @@ static void ikt_report_shared_prio(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 0, NULL, flag, line,
 						    sizeof(line)),
 			      "no line \"%s...\"", flag);
-	kern_unmount(mnt);
+	kunit_release_action(test, ikt_unmount, mnt);
+	free_irq(irq, u);
+	free_irq(irq, t);
+}
+
+/*
+ * A secondary thread (a forced-threaded request with a thread_fn) has no
+ * bit in thread_mask and does not hold the line masked: a priority of its
+ * own is no inversion and is not flagged.
+ */
+static void ikt_report_secondary_prio(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	struct sched_param sp = { .sched_priority = CONFIG_IKT_DEFAULT_PRIO + 1 };
+	char line[128], flag[32];
+	struct irqaction *action;
+	struct vfsmount *mnt;
+
+	ikt_require_threading(test);
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_wake_handler, ikt_quiet_thread_fn,
+						   0, "ikt-kunit-second", t), 0);
+	action = ikt_action(irq);
+	KUNIT_ASSERT_NOT_NULL(test, action->secondary);
+	/* Once both threads have run, each has taken its priority. */
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->thread_done);
+	/* As chrt -f -p <default + 1> would, on the secondary thread. */
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(action->secondary->thread,
+							 SCHED_FIFO, &sp), 0);
+
+	snprintf(flag, sizeof(flag), "# %u: threads at different", irq);
+	mnt = ikt_proc_mount(test, NULL);
+	KUNIT_EXPECT_FALSE_MSG(test, ikt_report_line(test, mnt, 0, NULL, flag, line,
+						     sizeof(line)),
+			       "flagged: %s", line);
+	kunit_release_action(test, ikt_unmount, mnt);
+	free_irq(irq, t);
+}
+
+/* Redirects ikt_set_task_prio(): refuses the thread in ->refuse_prio. */
+static int ikt_set_task_prio_refuse(struct task_struct *task, unsigned int prio)
+{
+	struct ikt_test *t = kunit_get_current_test()->priv;
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (task == t->refuse_prio)
+		return -EAGAIN;
+	return sched_setscheduler_nocheck(task, SCHED_FIFO, &sp);
+}
+
+/*
+ * The scheduler refuses the last thread of a shared line's write: the
+ * threads already set are put back exactly as they were, one at SCHED_RR
+ * 33 as chrt sets it, one at SCHED_NORMAL nice 5 with a slice of its own
+ * (sched_setattr()); the error is returned and nothing is stored.
+ */
+static void ikt_set_prio_rollback(struct kunit *test)
+{
+	struct ikt_test *t = test->priv, *u, *v;
+	unsigned int irq = t->virq[0];
+	struct sched_param rr = { .sched_priority = 33 };
+	struct sched_attr fair = {
+		.size		= sizeof(fair),
+		.sched_policy	= SCHED_NORMAL,
+		.sched_nice	= 5,
+		.sched_runtime	= 2 * NSEC_PER_MSEC,
+	};
+	struct task_struct *a, *b, *c;
+	u64 slice;
+
+	ikt_require_threading(test);
+	u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	v = kunit_kzalloc(test, sizeof(*v), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	init_completion(&u->primary_done);
+	init_completion(&v->primary_done);
+	/* On a failed assertion, ikt_test_exit() frees every action. */
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED, "ikt-kunit-a", t), 0);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED, "ikt-kunit-b", u), 0);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, IRQF_SHARED, "ikt-kunit-c", v), 0);
+	/* Once the threads have run, each has taken its own priority. */
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->primary_done);
+	ikt_wait(test, &u->primary_done);
+	ikt_wait(test, &v->primary_done);
+	a = ikt_action(irq)->thread;
+	b = ikt_action(irq)->next->thread;
+	c = ikt_action(irq)->next->next->thread;
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(a, SCHED_RR, &rr), 0);
+	KUNIT_ASSERT_EQ(test, sched_setattr_nocheck(b, &fair), 0);
+	KUNIT_ASSERT_TRUE(test, b->se.custom_slice);
+	slice = b->se.slice;
+
+	t->refuse_prio = c;
+	kunit_activate_static_stub(test, ikt_set_task_prio, ikt_set_task_prio_refuse);
+	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), -EAGAIN);
+	kunit_deactivate_static_stub(test, ikt_set_task_prio);
+
+	KUNIT_EXPECT_EQ(test, a->policy, SCHED_RR);
+	KUNIT_EXPECT_EQ(test, a->rt_priority, 33);
+	KUNIT_EXPECT_EQ(test, b->policy, SCHED_NORMAL);
+	KUNIT_EXPECT_EQ(test, task_nice(b), 5);
+	KUNIT_EXPECT_TRUE(test, b->se.custom_slice);
+	KUNIT_EXPECT_EQ(test, b->se.slice, slice);
+	KUNIT_EXPECT_EQ(test, c->policy, SCHED_FIFO);
+	KUNIT_EXPECT_EQ(test, c->rt_priority, CONFIG_IKT_DEFAULT_PRIO);
+	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, 0);
+	free_irq(irq, v);
 	free_irq(irq, u);
 	free_irq(irq, t);
 }
@@ -1636,6 +1767,8 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_proc_lsm),
 	KUNIT_CASE(ikt_report_hidepid_ptraceable),
 	KUNIT_CASE(ikt_report_shared_prio),
+	KUNIT_CASE(ikt_report_secondary_prio),
+	KUNIT_CASE(ikt_set_prio_rollback),
 	{}
 };
 

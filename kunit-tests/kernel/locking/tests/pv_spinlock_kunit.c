@@ -221,6 +221,9 @@ static unsigned int pvs_offsets(void)
  * DEBUG_ATOMIC_SLEEP rules: every atomic context is reported, a plain RCU
  * reader is not.  The contexts are entered for real; the lock is not taken.
  */
+/* local_lock() takes a per-CPU lock: this_cpu_ptr() of a plain one is wild. */
+static DEFINE_PER_CPU(local_lock_t, pvs_local) = INIT_LOCAL_LOCK(pvs_local);
+
 static void pvs_might_sleep_contexts(struct kunit *test)
 {
 	struct pvs_ctx *ctx = test->priv;
@@ -246,9 +249,9 @@ static void pvs_might_sleep_contexts(struct kunit *test)
 	write_sequnlock(&ctx->seq);
 	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported in a seqlock writer");
 
-	local_lock(&ctx->local);
+	local_lock(&pvs_local);
 	r = pvs_resched_reports(pvs_offsets());
-	local_unlock(&ctx->local);
+	local_unlock(&pvs_local);
 	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported inside a local_lock_t");
 
 	preempt_disable();

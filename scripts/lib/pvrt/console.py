@@ -215,37 +215,46 @@ class Latency:
         return {f: getattr(self, f) for f in self.FIELDS}
 
 
+def _cyclictest_lines(section_lines):
+    """The histogram and summary lines of a cyclictest -q -h section:
+    ({thread: {us: count}}, {"Min"/"Avg"/"Max"/"Overflows"/"Total": [per
+    thread]}, [bucket lines broken by a console write])."""
+    cols, meta, broken = {}, {}, []
+    for line in section_lines:
+        line = line.strip()
+        m = re.match(r"^(\d{6}) ((?:\d+\s*)+)$", line)
+        if m:
+            for i, c in enumerate(m.group(2).split()):
+                if int(c):
+                    cols.setdefault(i, {})[int(m.group(1))] = int(c)
+            continue
+        m = re.match(r"^# (Min|Avg|Max) Latencies: ((?:\d+\s*)+)$", line) or \
+            re.match(r"^# (Histogram Overflows|Total): ((?:\d+\s*)+)$", line)
+        if m:
+            key = "Overflows" if m.group(1) == "Histogram Overflows" else m.group(1)
+            meta[key] = [int(v) for v in m.group(2).split()]
+        elif re.match(r"^\d{6}\b", line):
+            broken.append(line)
+    return cols, meta, broken
+
+
+def _has_summary(meta):
+    return all(k in meta for k in ("Min", "Avg", "Max", "Overflows"))
+
+
 def cyclictest(section_lines):
     """Parse cyclictest -q -h output (histogram file or stdout) into a Latency.
 
     Takes the lines of one section.  Zero buckets may be left out.  With several
     threads (-t), their columns are summed and min/max are taken over threads.
     """
-    hist, meta = {}, {}
-    broken = []
-    for line in section_lines:
-        m = re.match(r"^(\d{6}) ((?:\d+\s*)+)$", line.strip())
-        if m:
-            count = sum(int(c) for c in m.group(2).split())
-            if count:
-                hist[int(m.group(1))] = hist.get(int(m.group(1)), 0) + count
-            continue
-        m = re.match(r"^# (Min|Avg|Max) Latencies: ((?:\d+\s*)+)$", line.strip())
-        if m:
-            meta[m.group(1)] = [int(v) for v in m.group(2).split()]
-            continue
-        m = re.match(r"^# Histogram Overflows: ((?:\d+\s*)+)$", line.strip())
-        if m:
-            meta["Overflows"] = [int(v) for v in m.group(1).split()]
-            continue
-        m = re.match(r"^# Total: ((?:\d+\s*)+)$", line.strip())
-        if m:
-            meta["Total"] = [int(v) for v in m.group(1).split()]
-            continue
-        if re.match(r"^\d{6}\b", line.strip()):
-            broken.append(line.strip())
-    if not all(k in meta for k in ("Min", "Avg", "Max", "Overflows")):
+    cols, meta, broken = _cyclictest_lines(section_lines)
+    if not _has_summary(meta):
         raise ValueError("no cyclictest histogram summary (# Min/Avg/Max Latencies) found")
+    hist = {}
+    for col in cols.values():
+        for us, n in col.items():
+            hist[us] = hist.get(us, 0) + n
     # cyclictest's "# Total:" is the sum of each thread's buckets: a bucket
     # line lost or broken by a console write shows as a difference.
     if "Total" in meta and sum(hist.values()) != sum(meta["Total"]):
@@ -260,22 +269,8 @@ def cyclictest_threads(section_lines):
     """Per measuring thread (cyclictest -t N: one per CPU), [Latency], from
     the columns of the same histogram lines cyclictest() sums; [] for a
     section it cannot read."""
-    cols, meta = {}, {}
-    for line in section_lines:
-        m = re.match(r"^(\d{6}) ((?:\d+\s*)+)$", line.strip())
-        if m:
-            for i, c in enumerate(m.group(2).split()):
-                if int(c):
-                    cols.setdefault(i, {})[int(m.group(1))] = int(c)
-            continue
-        m = re.match(r"^# (Min|Avg|Max) Latencies: ((?:\d+\s*)+)$", line.strip())
-        if m:
-            meta[m.group(1)] = [int(v) for v in m.group(2).split()]
-            continue
-        m = re.match(r"^# Histogram Overflows: ((?:\d+\s*)+)$", line.strip())
-        if m:
-            meta["Overflows"] = [int(v) for v in m.group(1).split()]
-    if not all(k in meta for k in ("Min", "Avg", "Max", "Overflows")):
+    cols, meta, _broken = _cyclictest_lines(section_lines)
+    if not _has_summary(meta):
         return []
     return [Latency(cols.get(i, {}), meta["Overflows"][i], meta["Min"][i], meta["Avg"][i],
                     meta["Max"][i]) for i in range(len(meta["Max"]))]

@@ -119,7 +119,70 @@ def test_headline_ikt_goal_needs_clean_boots():
              "max": 9000, "problems": [SPLAT]},
             {"kind": "ikt", "load": "rt-hog", "handler": "threadirqs", "p99": 10000,
              "max": 10000, "problems": []}]
-    assert {h[3] for h in report.headline(rows)} == {"not enough valid runs: IKT thread 0 of 1"}
+    head = {h[0]: h[3] for h in report.headline(rows)}
+    assert head["interrupt response max under rt-hog: IKT thread / threadirqs"] == \
+        "not enough valid runs: IKT thread 0 of 1"
+    # The same-priority pair was not measured at all: never "met".
+    assert head["interrupt response max under rt-hog: IKT thread / threadirqs + chrt"] == \
+        "not enough valid runs: IKT thread 0 of 1, threadirqs + chrt 0 of 1"
+
+
+def _irow(handler, prio, mx, load="rt-hog", **kw):
+    return dict({"kind": "ikt", "load": load, "handler": handler, "p99": mx, "max": mx,
+                 "threaded": True, "prio": prio, "prio_max": prio, "samples": 1000,
+                 "problems": []}, **kw)
+
+
+def test_headline_ikt_same_priority_pair_compares_mechanisms():
+    """The same-priority pair is judged only when both threads ran at one
+    priority for every sample; the boot-configured pair compares settings
+    and says so."""
+    rows = [_irow("IKT thread", 90, 9000), _irow("threadirqs + chrt", 90, 10000),
+            _irow("threadirqs", 50, 30000)]
+    head = {h[0]: h for h in report.headline(rows)}
+    same = head["interrupt response max under rt-hog: IKT thread / threadirqs + chrt"]
+    assert same[3] == "met" and "same priority, FIFO 90" in same[1]
+    boot = head["interrupt response max under rt-hog: IKT thread / threadirqs"]
+    assert boot[3] == "met" and "as configured at boot, FIFO 90 / 50" in boot[1]
+    # chrt did not take (the thread stayed at FIFO 50): not the same mechanism test.
+    rows[1] = _irow("threadirqs + chrt", 50, 10000)
+    head = {h[0]: h for h in report.headline(rows)}
+    assert head["interrupt response max under rt-hog: IKT thread / threadirqs + chrt"][3] == \
+        "not comparable: FIFO 90 / 50"
+    # A priority that changed during the run is no single priority either.
+    rows[1] = _irow("threadirqs + chrt", 50, 10000, prio_max=90)
+    head = {h[0]: h for h in report.headline(rows)}
+    assert head["interrupt response max under rt-hog: IKT thread / threadirqs + chrt"][3] == \
+        "not comparable: FIFO 90 / 50-90"
+
+
+def test_ikt_bench_counts_every_sample():
+    """ikt_bench's threaded= counts samples: a threaded handler that ran in
+    hard interrupt context for some samples is "mixed" and a problem, as is
+    a priority that changed; the last sample alone decides nothing."""
+    from pvrt import bench_ikt
+    text = ("ikt_bench: result thread threaded=999 prio=50 prio_max=50 samples=1000 min=1"
+            " avg=1 p50=1 p99=1 max=1\n"
+            "ikt_bench: result hard threaded=0 prio=0 prio_max=0 samples=1000 min=1"
+            " avg=1 p50=1 p99=1 max=1\n"
+            "ikt_bench: result timer threaded=1000 prio=1 prio_max=70 samples=1000 min=1"
+            " avg=1 p50=1 p99=1 max=1\nikt_bench: done\n")
+    found, done = bench_ikt.parse(text)
+    assert done and found["thread"]["threaded"] is None and found["hard"]["threaded"] is False
+    rows = {m: dict(r, load="rt-hog", handler=h, boot="") for (m, h), r in
+            zip((("thread", "IKT thread"), ("hard", "hard"), ("timer", "timer: ktimers")),
+                (found["thread"], found["hard"], found["timer"]))}
+    assert bench_ikt.context(rows["thread"]) == "mixed"
+    assert bench_ikt.context_problems(rows["thread"]) == [
+        "rt-hog/IKT thread: 999 of 1000 samples ran in a thread, expected all"]
+    assert bench_ikt.context_problems(rows["hard"]) == []
+    assert bench_ikt.context_problems(rows["timer"]) == [
+        "rt-hog/timer: ktimers: its priority changed during the run (FIFO 1-70)"]
+    # Pooled with a clean run, the row stays mixed and keeps its problems.
+    (p,) = bench_ikt.pool([dict(rows["thread"], hist={1: 1000}, problems=["x"]),
+                           dict(rows["thread"], threaded=True, threaded_n=1000,
+                                hist={1: 1000}, problems=[])])
+    assert p["threaded"] is None and p["threaded_n"] == 1999 and p["problems"] == ["x"]
 
 
 def test_headline_chain_and_ikt_goals():

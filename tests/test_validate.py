@@ -96,7 +96,7 @@ def test_bench_ikt_saves_after_each_boot(tmp_path, monkeypatch):
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
     monkeypatch.setattr(experiment, "apply_and_build",
                         lambda *a, **k: ("tree", {"project": str(tmp_path)}))
-    text = ("ikt_bench: result hard threaded=0 prio=0 samples=1 min=1 avg=1 p50=1"
+    text = ("ikt_bench: result hard threaded=0 prio=0 prio_max=0 samples=1 min=1 avg=1 p50=1"
             " p99=1 max=1\nikt_bench: done\n")
     boots = []
 
@@ -188,8 +188,9 @@ def _ikt(handler, load="rt-hog", mx=9000, **kw):
                 **kw)
 
 
-IKT_GOALS = ("interrupt response p99 under rt-hog: IKT thread / threadirqs",
-             "interrupt response max under rt-hog: IKT thread / threadirqs")
+# goal: the reference row it needs
+IKT_GOALS = {f"interrupt response {f} under rt-hog: IKT thread / {ref}": ref
+             for f in ("p99", "max") for ref in ("threadirqs + chrt", "threadirqs")}
 
 
 def test_an_ikt_boot_without_results_keeps_its_problems(tmp_path, monkeypatch):
@@ -198,29 +199,31 @@ def test_an_ikt_boot_without_results_keeps_its_problems(tmp_path, monkeypatch):
     IKT goal says "not enough valid runs" instead of vanishing."""
     from pvrt import bench_ikt
 
-    def boot_one(out, load, kernel, append, label, samples, log_path):
-        if kernel == "threadirqs":
+    def boot_one(out, load, b, samples, log_path):
+        if b.kernel.startswith("threadirqs"):
             return [], ["timed out after 3600s", f"no 'ikt_bench: done' (see {log_path})"]
-        return [_ikt("hard", load), _ikt(label, load), _ikt("timer: ktimers", load)], []
+        return [_ikt("hard", load), _ikt(b.label, load), _ikt("timer: ktimers", load)], []
 
     monkeypatch.setattr(bench_ikt, "boot_one", boot_one)
     rows = validate.measure_ikt("out", str(tmp_path), loads=("rt-hog",))
     by = {r["handler"]: r for r in rows}
     assert set(by) == {"hard", "IKT thread", "timer: ktimers", "threadirqs",
-                       "timer: ksoftirqd"}
+                       "timer: ksoftirqd", "threadirqs + chrt", "timer: ksoftirqd + chrt"}
     assert by["IKT thread"]["problems"] == [] and by["IKT thread"]["p99"] == 9000
-    for h in ("threadirqs", "timer: ksoftirqd"):
+    for h in ("threadirqs", "timer: ksoftirqd", "threadirqs + chrt", "timer: ksoftirqd + chrt"):
         assert by[h]["samples"] == 0 and by[h]["kind"] == "ikt" and by[h]["max"] is None
         assert by[h]["problems"][0] == "timed out after 3600s"
     head = {h[0]: h for h in report.headline(rows)}
-    for goal in IKT_GOALS:
-        assert head[goal][1:] == ("-", "<= 1.0", "not enough valid runs: threadirqs 0 of 1")
+    for goal, ref in IKT_GOALS.items():
+        assert head[goal][1:] == ("-", "<= 1.0", f"not enough valid runs: {ref} 0 of 1")
     # The placeholders survive results.json and the report.
     (tmp_path / "results.json").write_text(json.dumps(rows))
     again = validate.load_rows(str(tmp_path / "results.json"))
     assert {h[0]: h for h in report.headline(again)} == head
     md = report.markdown(again, {"load": "stress-set"}, {})
-    assert "| rt-hog | threadirqs | ikt=off threadirqs | 0 | - | - | - | - | - |" in md
+    assert "| rt-hog | threadirqs | ikt=off threadirqs | - | - | 0 | - | - | - | - | - |" in md
+    assert ("| rt-hog | threadirqs + chrt | ikt=off threadirqs + chrt -f 90 irq thread +"
+            " chrt -f 70 ksoftirqd | - | - | 0 |") in md
 
 
 def test_an_ikt_goal_with_one_handler_missing_fails_validate(tmp_path, monkeypatch, capsys):
@@ -240,5 +243,29 @@ def test_an_ikt_goal_with_one_handler_missing_fails_validate(tmp_path, monkeypat
     assert validate.main(["--variants", "stock,project", "--no-devices",
                           "--resume", str(rdir)]) == 1
     out = capsys.readouterr().out
-    for goal in IKT_GOALS:
-        assert f"{goal}: not enough valid runs: threadirqs 0 of 1" in out
+    for goal, ref in IKT_GOALS.items():
+        assert f"{goal}: not enough valid runs: {ref} 0 of 1" in out
+
+
+def test_validate_full_takes_no_ikt_row_that_was_not_threaded(tmp_path, monkeypatch):
+    """validate --full's IKT rows are checked as bench-ikt checks them, over
+    every sample: a threaded handler that ran hard for some samples, or a
+    hard one that ran in a thread, is a problem of its row, and the goal it
+    belongs to is not judged."""
+    from pvrt import bench_ikt
+
+    def boot_one(out, load, b, samples, log_path):
+        rows = [_ikt("hard", load), _ikt(b.label, load), _ikt(b.timer, load)]
+        if b.kernel == "ikt":
+            rows[1].update(threaded=None, threaded_n=1)
+        return rows, []
+
+    monkeypatch.setattr(bench_ikt, "boot_one", boot_one)
+    rows = validate.measure_ikt("out", str(tmp_path), loads=("hackbench",))
+    by = {r["handler"]: r for r in rows}
+    assert by["IKT thread"]["problems"] == [
+        "hackbench/IKT thread: 1 of 2 samples ran in a thread, expected all"]
+    assert by["threadirqs"]["problems"] == [] and by["hard"]["problems"] == []
+    head = {h[0]: h for h in report.headline(rows)}
+    assert head["interrupt response max under hackbench: IKT thread / threadirqs"][3] == \
+        "not enough valid runs: IKT thread 0 of 1"

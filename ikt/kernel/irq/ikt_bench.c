@@ -23,12 +23,21 @@
  *   timer   run by the TIMER softirq: in ktimers under IKT, in ksoftirqd
  *           when booted with "ikt=off threadirqs"
  *
+ * With gate=1 the thread mode stops after one unmeasured interrupt, with
+ * the handler's thread in thread_pid, until 1 is written to the go
+ * parameter: time to set the thread's priority with chrt, as an
+ * administrator of a kernel booted with "threadirqs" would.
+ *
  * Printed on the console, one result line per mode:
  *
- *   ikt_bench: result <mode> threaded=<0|1> prio=<p> samples=<n> min=<ns>
- *              avg=<ns> p50=<ns> p99=<ns> max=<ns>
+ *   ikt_bench: result <mode> threaded=<t> prio=<lo> prio_max=<hi> samples=<n>
+ *              min=<ns> avg=<ns> p50=<ns> p99=<ns> max=<ns>
  *   ikt_bench: hist <mode> <us> <count>     (non-zero 1 us buckets)
  *   ikt_bench: done
+ *
+ * where t counts the samples whose handler ran in a thread (for the timer
+ * mode: in a softirq thread) and lo..hi is the range of the rt_priority
+ * they ran at: every sample is accounted, not the last one.
  */
 
 #include <linux/completion.h>
@@ -37,6 +46,7 @@
 #include <linux/irq.h>
 #include <linux/irq_sim.h>
 #include <linux/irqdomain.h>
+#include <linux/moduleparam.h>
 #include <linux/module.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -54,6 +64,35 @@ static int gap_us = 500;
 module_param(gap_us, int, 0444);
 MODULE_PARM_DESC(gap_us, "time between two interrupts, random in gap_us..2*gap_us (default 500)");
 
+static bool gate;
+module_param(gate, bool, 0444);
+MODULE_PARM_DESC(gate, "before measuring the threaded handler, wait for a write to go (default 0)");
+
+static int thread_pid;
+module_param(thread_pid, int, 0444);
+MODULE_PARM_DESC(thread_pid, "with gate=1: the pid of the threaded handler's thread, once known");
+
+static DECLARE_COMPLETION(ikt_bench_go);
+
+static int ikt_bench_go_set(const char *val, const struct kernel_param *kp)
+{
+	bool go;
+	int ret = kstrtobool(val, &go);
+
+	if (ret)
+		return ret;
+	if (!go)
+		return -EINVAL;
+	complete(&ikt_bench_go);
+	return 0;
+}
+
+static const struct kernel_param_ops ikt_bench_go_ops = {
+	.set = ikt_bench_go_set,
+};
+module_param_cb(go, &ikt_bench_go_ops, NULL, 0200);
+MODULE_PARM_DESC(go, "with gate=1: write 1 to start measuring the threaded handler");
+
 struct ikt_bench {
 	struct completion done;
 	struct hrtimer timer;
@@ -62,9 +101,22 @@ struct ikt_bench {
 	u64 raised;
 	u64 *ns;
 	int n;
-	bool threaded;
-	unsigned int prio;
+	int threaded;
+	unsigned int prio_lo;
+	unsigned int prio_hi;
+	pid_t pid;
 };
+
+/* Accounts the context of sample B->n: thread or not, and its priority. */
+static void ikt_bench_account(struct ikt_bench *b, bool threaded, unsigned int prio)
+{
+	if (threaded)
+		b->threaded++;
+	if (!b->n || prio < b->prio_lo)
+		b->prio_lo = prio;
+	if (!b->n || prio > b->prio_hi)
+		b->prio_hi = prio;
+}
 
 static irqreturn_t ikt_bench_handler(int irq, void *dev_id)
 {
@@ -72,8 +124,8 @@ static irqreturn_t ikt_bench_handler(int irq, void *dev_id)
 	struct ikt_bench *b = dev_id;
 
 	b->ns[b->n] = now - b->raised;
-	b->threaded = !in_hardirq();
-	b->prio = current->rt_priority;
+	b->pid = task_pid_nr(current);
+	ikt_bench_account(b, !in_hardirq(), current->rt_priority);
 	complete(&b->done);
 	return IRQ_HANDLED;
 }
@@ -125,8 +177,8 @@ static void ikt_bench_report(const char *mode, struct ikt_bench *b)
 	sort(b->ns, b->n, sizeof(u64), ikt_bench_cmp, NULL);
 	for (i = 0; i < b->n; i++)
 		sum += b->ns[i];
-	pr_info("ikt_bench: result %s threaded=%d prio=%u samples=%d min=%llu avg=%llu p50=%llu p99=%llu max=%llu\n",
-		mode, b->threaded, b->prio, b->n, b->ns[0], div_u64(sum, b->n),
+	pr_info("ikt_bench: result %s threaded=%d prio=%u prio_max=%u samples=%d min=%llu avg=%llu p50=%llu p99=%llu max=%llu\n",
+		mode, b->threaded, b->prio_lo, b->prio_hi, b->n, b->ns[0], div_u64(sum, b->n),
 		b->ns[b->n / 2], b->ns[(b->n * 99) / 100], b->ns[b->n - 1]);
 	for (start = 0; start < b->n; ) {
 		u64 us = div_u64(b->ns[start], NSEC_PER_USEC);
@@ -136,6 +188,48 @@ static void ikt_bench_report(const char *mode, struct ikt_bench *b)
 		pr_info("ikt_bench: hist %s %llu %d\n", mode, us, i - start);
 		start = i;
 	}
+}
+
+/* Raises one interrupt at a random time and waits for its handler. */
+static int ikt_bench_one(struct ikt_bench *b)
+{
+	u32 gap = gap_us + get_random_u32_below(gap_us + 1);
+
+	reinit_completion(&b->done);
+	hrtimer_start(&b->timer, ns_to_ktime((u64)gap * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	if (!wait_for_completion_timeout(&b->done, HZ)) {
+		hrtimer_cancel(&b->timer);
+		return -ETIMEDOUT;
+	}
+	hrtimer_cancel(&b->timer);
+	return b->raise_ret;
+}
+
+/*
+ * gate=1: one unmeasured interrupt names the handler's thread, then wait
+ * until user space has set its priority and writes go.
+ */
+static int ikt_bench_gate(struct ikt_bench *b)
+{
+	long left;
+	int ret;
+
+	ret = ikt_bench_one(b);
+	if (ret)
+		return ret;
+	if (!b->threaded) {
+		pr_err("ikt_bench: gate=1 but the handler ran in hard interrupt context\n");
+		return -EINVAL;
+	}
+	b->threaded = 0;
+	WRITE_ONCE(thread_pid, b->pid);
+	pr_info("ikt_bench: waiting for go, thread pid %d\n", b->pid);
+	left = wait_for_completion_killable_timeout(&ikt_bench_go, 600 * HZ);
+	WRITE_ONCE(thread_pid, 0);
+	if (!left)
+		return -ETIMEDOUT;
+	return left < 0 ? -EINTR : 0;
 }
 
 static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode,
@@ -153,22 +247,15 @@ static int ikt_bench_run(unsigned int irq, unsigned long flags, const char *mode
 		destroy_hrtimer_on_stack(&b.timer);
 		return ret;
 	}
-	for (b.n = 0; b.n < samples; ) {
-		u32 gap = gap_us + get_random_u32_below(gap_us + 1);
-
-		reinit_completion(&b.done);
-		hrtimer_start(&b.timer, ns_to_ktime((u64)gap * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_HARD);
-		if (!wait_for_completion_timeout(&b.done, HZ)) {
-			hrtimer_cancel(&b.timer);
-			ret = -ETIMEDOUT;
-			goto out;
-		}
-		hrtimer_cancel(&b.timer);
-		ret = b.raise_ret;
+	if (gate && !(flags & IRQF_NO_THREAD)) {
+		ret = ikt_bench_gate(&b);
 		if (ret)
 			goto out;
-		b.n++;
+	}
+	for (b.n = 0; b.n < samples; b.n++) {
+		ret = ikt_bench_one(&b);
+		if (ret)
+			goto out;
 	}
 	ikt_bench_report(mode, &b);
 out:
@@ -193,8 +280,7 @@ static int ikt_bench_timers(u64 *buf)
 			break;
 		}
 		b.ns[b.n] = t.late_ns;
-		b.threaded = t.threaded;
-		b.prio = t.prio;
+		ikt_bench_account(&b, t.threaded, t.prio);
 	}
 	timer_delete_sync(&t.timer);
 	destroy_timer_on_stack(&t.timer);

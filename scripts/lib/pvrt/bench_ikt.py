@@ -2,18 +2,24 @@
 """scripts/bench-ikt: interrupt response time, hard vs IKT thread vs threadirqs.
 
 Builds the project kernel (with CONFIG_IKT_BENCH=m) and, for each load, boots
-it twice under QEMU in instruction-counted virtual time (-smp 1 -icount
-shift=2,sleep=off): once as is (IKT on) and once with "ikt=off threadirqs"
-(mainline forced threading, FIFO 50 for every thread).  In each boot the
-ikt_bench module raises simulated interrupts and times raise -> first
-instruction of the handler, for an IRQF_NO_THREAD handler (hard) and a plain
-one (threaded).  Loads:
+it under QEMU in instruction-counted virtual time (-smp 1 -icount
+shift=2,sleep=off): as is (IKT on) and with "ikt=off threadirqs" (mainline
+forced threading, FIFO 50 for every thread).  In each boot the ikt_bench
+module raises simulated interrupts and times raise -> first instruction of
+the handler, for an IRQF_NO_THREAD handler (hard) and a plain one
+(threaded).  Loads:
 
-  hackbench  hackbench in a loop: every thread at the default priority
+  hackbench  hackbench in a loop: every thread at the default priority; both
+             mechanisms run the interrupt's thread at FIFO 50
   rt-hog     hackbench plus a SCHED_FIFO 60 task busy half the time in 5 ms
-             bursts; the IKT boot gives the benchmark's interrupt FIFO 90
-             with ikt.prio=ikt-bench:90 and the timer softirq threads FIFO 70
-             with ikt.timers_prio=70, what threadirqs cannot express
+             bursts.  The IKT boot gives the interrupt FIFO 90 with
+             ikt.prio=ikt-bench:90 and the timer softirq threads FIFO 70 with
+             ikt.timers_prio=70.  The mechanisms are compared at the same
+             priority: a threadirqs boot whose interrupt thread is set to
+             FIFO 90 and ksoftirqd to FIFO 70 with chrt before the
+             measurement (ikt_bench gate=1), as an administrator would; a
+             third boot leaves threadirqs as booted (what is configurable
+             without scripts)
 
 Each boot also times timer_list callbacks: the lateness from the jiffy a
 timer expired at to the jiffy its callback ran in (one-tick resolution,
@@ -25,6 +31,7 @@ figures 9-10 of Heursch et al. 2004) under build/results/ikt-<time>/.
 """
 
 import argparse
+import collections
 import os
 import re
 import sys
@@ -33,27 +40,65 @@ from pvrt import boot, build, console, experiment, lock, logs, tools
 from pvrt.results import save
 from pvrt.errors import entry
 
-RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d) prio=(\d+) samples=(\d+) min=(\d+)"
-                    r" avg=(\d+) p50=(\d+) p99=(\d+) max=(\d+)")
+RESULT = re.compile(r"ikt_bench: result (\S+) threaded=(\d+) prio=(\d+) prio_max=(\d+)"
+                    r" samples=(\d+) min=(\d+) avg=(\d+) p50=(\d+) p99=(\d+) max=(\d+)")
 HIST = re.compile(r"ikt_bench: hist (\S+) (\d+) (\d+)")
 FIELDS = ("min", "avg", "p50", "p99", "max")
 
-# (kernel label, boot parameters, row label of the threaded handler)
+
+class Boot(collections.namedtuple("Boot", "kernel append label args timer")):
+    """One boot of a load: KERNEL names its log, APPEND its boot parameters,
+    LABEL the row of its threaded handler, ARGS what guest/ikt-bench gets
+    besides the load (chrt=P: set the interrupt's thread to FIFO P before
+    measuring), TIMER the row of its timer_list callbacks."""
+
+    @property
+    def shown(self):
+        """The boot as the table shows it: parameters and what chrt did."""
+        what = {"chrt": "irq thread", "softirq_chrt": "ksoftirqd"}
+        done = [f"chrt -f {v} {what[k]}" for k, v in
+                (a.split("=", 1) for a in self.args.split()) if k in what]
+        return " + ".join([self.append] + done) if done else self.append
+
+
+IKT_TIMERS = "timer: ktimers"
 KERNELS = {
-    "hackbench": [("ikt", "", "IKT thread"),
-                  ("threadirqs", "ikt=off threadirqs", "threadirqs")],
-    "rt-hog": [("ikt", "ikt.prio=ikt-bench:90 ikt.timers_prio=70", "IKT thread"),
-               ("threadirqs", "ikt=off threadirqs", "threadirqs")],
+    "hackbench": [Boot("ikt", "", "IKT thread", "", IKT_TIMERS),
+                  Boot("threadirqs", "ikt=off threadirqs", "threadirqs", "",
+                       "timer: ksoftirqd")],
+    "rt-hog": [Boot("ikt", "ikt.prio=ikt-bench:90 ikt.timers_prio=70", "IKT thread", "",
+                    IKT_TIMERS),
+               Boot("threadirqs-chrt", "ikt=off threadirqs", "threadirqs + chrt",
+                    "chrt=90 softirq_chrt=70", "timer: ksoftirqd + chrt"),
+               Boot("threadirqs", "ikt=off threadirqs", "threadirqs", "",
+                    "timer: ksoftirqd")],
+}
+
+# The comparisons, per load: (IKT's row, the reference row, same priority?).
+# A same-priority pair compares the mechanisms and needs both threads to
+# have run at one priority; the other says what IKT's boot parameters give
+# over threadirqs as booted.
+PAIRS = {
+    "hackbench": [("IKT thread", "threadirqs", True),
+                  (IKT_TIMERS, "timer: ksoftirqd", False)],
+    "rt-hog": [("IKT thread", "threadirqs + chrt", True),
+               ("IKT thread", "threadirqs", False),
+               (IKT_TIMERS, "timer: ksoftirqd + chrt", True),
+               (IKT_TIMERS, "timer: ksoftirqd", False)],
 }
 
 
 def parse(text):
-    """{mode: {threaded, prio, samples, min.. max (ns), hist {us: n}}}, done."""
+    """{mode: {threaded, threaded_n, prio, prio_max, samples, min.. max (ns),
+    hist {us: n}}}, done.  threaded is True when every sample's handler ran
+    in a thread, False when none did, None when some did."""
     out = {}
     for m in RESULT.finditer(text):
-        out[m.group(1)] = {"threaded": m.group(2) == "1", "prio": int(m.group(3)),
-                           "samples": int(m.group(4)), "hist": {}}
-        out[m.group(1)].update({k: int(m.group(5 + i)) for i, k in enumerate(FIELDS)})
+        n, samples = int(m.group(2)), int(m.group(5))
+        out[m.group(1)] = {"threaded": {samples: True, 0: False}.get(n), "threaded_n": n,
+                           "prio": int(m.group(3)), "prio_max": int(m.group(4)),
+                           "samples": samples, "hist": {}}
+        out[m.group(1)].update({k: int(m.group(6 + i)) for i, k in enumerate(FIELDS)})
     for m in HIST.finditer(text):
         if m.group(1) in out:
             out[m.group(1)]["hist"][int(m.group(2))] = int(m.group(3))
@@ -77,7 +122,9 @@ def pool(rows):
             continue
         key = (r["load"], r["handler"], r["boot"])
         if key not in out:
-            out[key] = dict(r, runs=0, samples=0, hist={}, avg=0, maxes=[])
+            out[key] = dict(r, runs=0, samples=0, hist={}, avg=0, maxes=[], threaded_n=0)
+            if "problems" in r:
+                out[key]["problems"] = []
             out[key]["min"], out[key]["max"] = r["min"], r["max"]
         p = out[key]
         p["runs"] += 1
@@ -86,7 +133,12 @@ def pool(rows):
         p["samples"] += r["samples"]
         p["min"], p["max"] = min(p["min"], r["min"]), max(p["max"], r["max"])
         p["maxes"].append(r["max"])
-        p["threaded"] = p["threaded"] and r["threaded"]
+        p["problems"] = list(dict.fromkeys(p.get("problems", []) + r.get("problems", [])))
+        if p["threaded"] != r["threaded"]:
+            p["threaded"] = None
+        p["threaded_n"] = p.get("threaded_n", 0) + r.get("threaded_n", 0)
+        p["prio"] = min(p["prio"], r["prio"])
+        p["prio_max"] = max(p.get("prio_max", p["prio"]), r.get("prio_max", r["prio"]))
         for us, n in r["hist"].items():
             p["hist"][int(us)] = p["hist"].get(int(us), 0) + n
     for p in out.values():
@@ -100,14 +152,45 @@ def pool(rows):
     return list(out.values()) + empty
 
 
+def context(r):
+    """Where a row's handler ran: thread, hard, or mixed (some samples each)."""
+    return {True: "thread", False: "hard"}.get(r.get("threaded"), "mixed")
+
+
+def prio(r):
+    """The SCHED_FIFO priority a threaded row ran at: p, or lo-hi if it changed."""
+    if not r.get("threaded"):
+        return "-"
+    hi = r.get("prio_max", r["prio"])
+    return f"{r['prio']}" if hi == r["prio"] else f"{r['prio']}-{hi}"
+
+
+def context_problems(r):
+    """Why a row with samples does not measure what its name says: a hard
+    handler that ran in a thread, a threaded one (or timer callbacks outside
+    a softirq thread) for some samples, or a priority that changed during
+    the run.  Counted over every sample the module took."""
+    if not r.get("samples"):
+        return []
+    want = r["handler"] != "hard"
+    out = []
+    if r.get("threaded") is not want:
+        n = r.get("threaded_n", r["samples"] if r.get("threaded") else 0)
+        out.append(f"{r['load']}/{r['handler']}: {n} of {r['samples']} samples ran in a"
+                   f" thread, expected {'all' if want else 'none'}")
+    if want and r.get("prio_max", r["prio"]) != r["prio"]:
+        out.append(f"{r['load']}/{r['handler']}: its priority changed during the run"
+                   f" (FIFO {prio(r)})")
+    return out
+
+
 def table(rows):
-    head = (f"{'load':10} {'handler':16} {'boot':40} {'ctx':6} {'prio':>4} {'runs':>4}"
+    head = (f"{'load':10} {'handler':24} {'boot':58} {'ctx':6} {'prio':>5} {'runs':>4}"
             f" {'samples':>7}" + "".join(f" {k:>7}" for k in FIELDS))
     out = [head, "-" * len(head)]
     for r in rows:
-        out.append(f"{r['load']:10} {r['handler']:16} {r['boot'] or '(default)':40}"
-                   f" {'thread' if r['threaded'] else 'hard':6}"
-                   f" {r['prio'] if r['threaded'] else '-':>4} {r.get('runs', 1):4d}"
+        out.append(f"{r['load']:10} {r['handler']:24} {r['boot'] or '(default)':58}"
+                   f" {context(r):6} {prio(r):>5} {r.get('runs', 1):4d}"
                    f" {r['samples']:7d}" + "".join(f" {r[k] / 1000:7.1f}" for k in FIELDS))
     return "\n".join(out)
 
@@ -115,14 +198,14 @@ def table(rows):
 def ratios(rows):
     out = []
     for load in dict.fromkeys(r["load"] for r in rows):
-        for a, b, what in (("IKT thread", "threadirqs", "IKT/threadirqs"),
-                           ("timer: ktimers", "timer: ksoftirqd", "timer ktimers/ksoftirqd")):
+        for a, b, same in PAIRS.get(load, ()):
             x = next((r for r in rows if r["load"] == load and r["handler"] == a), None)
             y = next((r for r in rows if r["load"] == load and r["handler"] == b), None)
-            if x and y:
-                out.append(f"  {load:10} {what}: " + ", ".join(
-                    f"{k} {x[k] / y[k]:.2f}" if y[k] else f"{k} {x[k] / 1000:.0f}/0 us"
-                    for k in FIELDS))
+            if x and y and x.get("samples") and y.get("samples"):
+                how = "same priority" if same else "as configured at boot"
+                out.append(f"  {load:10} {a} / {b} ({how}, FIFO {prio(x)} / {prio(y)}): "
+                           + ", ".join(f"{k} {x[k] / y[k]:.2f}" if y[k]
+                                       else f"{k} {x[k] / 1000:.0f}/0 us" for k in FIELDS))
     return "\n".join(out)
 
 
@@ -164,24 +247,23 @@ def plot(rows, path):
     return True
 
 
-def boot_one(out, load, kernel, append, label, samples, log_path):
-    """One icount boot of kernel OUT running ikt_bench under LOAD with the
-    boot parameters APPEND: (rows, problems)."""
-    res = boot.boot(build.kernel_image(out), f"ikt-bench {load} samples={samples}",
+def boot_one(out, load, b, samples, log_path):
+    """One icount boot B (a Boot of KERNELS[LOAD]) of kernel OUT running
+    ikt_bench under LOAD: (rows, problems)."""
+    res = boot.boot(build.kernel_image(out),
+                    " ".join(x for x in ("ikt-bench", load, b.args, f"samples={samples}") if x),
                     log_path, modroot=os.path.join(out, "modroot"), icount=True,
-                    timeout=3600, append=("kunit.enable=0 " + append).strip())
+                    timeout=3600, append=("kunit.enable=0 " + b.append).strip())
     found, done = parse(res.text)
     problems = res.problems() + ([] if done else [f"no 'ikt_bench: done' (see {log_path})"])
-    rows = [dict(found[mode], load=load, handler=handler, boot=append, log=log_path)
-            for mode, handler in handlers(kernel, label) if mode in found]
+    rows = [dict(found[mode], load=load, handler=handler, boot=b.shown, log=log_path)
+            for mode, handler in handlers(b) if mode in found]
     return rows, problems
 
 
-def handlers(kernel, label):
-    """[(ikt_bench mode, row handler)] of a boot of KERNELS' KERNEL, LABEL
-    naming its threaded handler."""
-    timer = "timer: ktimers" if kernel == "ikt" else "timer: ksoftirqd"
-    return [("hard", "hard"), ("thread", label), ("timer", timer)]
+def handlers(b):
+    """[(ikt_bench mode, row handler)] of the Boot B."""
+    return [("hard", "hard"), ("thread", b.label), ("timer", b.timer)]
 
 
 def main(argv=None):
@@ -210,12 +292,13 @@ def main(argv=None):
     results = experiment.new_results_dir(bdir, "ikt-")
     rows, problems = [], []
     for load, run in ((x, n) for n in range(1, args.runs + 1) for x in loads):
-        for kernel, append, label in KERNELS[load]:
-            log_path = os.path.join(results, f"{load}-{kernel}-{run}.log")
-            logs.logger("bench-ikt")(f"{load}, {kernel} boot ({append or 'default'}), run {run}")
-            got, bad = boot_one(out, load, kernel, append, label, args.samples, log_path)
+        for b in KERNELS[load]:
+            log_path = os.path.join(results, f"{load}-{b.kernel}-{run}.log")
+            logs.logger("bench-ikt")(f"{load}, {b.kernel} boot ({b.shown or 'default'}),"
+                                     f" run {run}")
+            got, bad = boot_one(out, load, b, args.samples, log_path)
             rows += [dict(r, run=run) for r in got]
-            problems += [f"{load}/{kernel}: {p}" for p in bad]
+            problems += [f"{load}/{b.kernel}: {p}" for p in bad]
             # Kept as measured: an interrupted run loses no earlier boot.
             save(rows, os.path.join(results, "bench.json"))
     runs = rows
@@ -229,7 +312,7 @@ def main(argv=None):
     if args.runs > 1:
         print("\nmax per run (us):")
         for r in rows:
-            print(f"  {r['load']:10} {r['handler']:11} {r['boot'] or '(default)':26} "
+            print(f"  {r['load']:10} {r['handler']:24} {r['boot'] or '(default)':58} "
                   + " ".join(f"{m / 1000:.1f}" for m in r["maxes"]))
     print("\n" + ratios(rows))
     png = os.path.join(results, "irt.png")
@@ -238,11 +321,12 @@ def main(argv=None):
     print(f"results: {results}")
     for p in problems:
         print(f"  problem: {p}")
-    # Every threaded row must really have been threaded, hard rows hard;
-    # timer callbacks run in a softirq thread with forced threading.
-    wrong = [r for r in runs if r["threaded"] != (r["handler"] != "hard")]
-    for r in wrong:
-        print(f"  problem: {r['load']}/{r['handler']} ran {'threaded' if r['threaded'] else 'hard'}")
+    # Every sample of a threaded row must have run in a thread at one
+    # priority, every sample of a hard row in hard interrupt context; timer
+    # callbacks run in a softirq thread with forced threading.
+    wrong = [f"run {r['run']}: {p}" for r in runs for p in context_problems(r)]
+    for p in wrong:
+        print(f"  problem: {p}")
     sys.exit(1 if problems or wrong or not rows else 0)
 
 

@@ -301,20 +301,23 @@ def measure_ikt(out, results_dir, samples=1000, loads=("hackbench", "rt-hog")):
     """scripts/bench-ikt's boots: per load, IKT and threadirqs (rows "ikt").
     A handler a boot did not report (it timed out or crashed before its
     "ikt_bench: result") is a row without samples that carries the boot's
-    problems: the goal it belongs to is not judged, and says so."""
+    problems: the goal it belongs to is not judged, and says so.  A handler
+    whose samples did not all run where its name says (a threaded handler
+    in hard interrupt context, or at a priority that changed) carries that
+    as a problem too: bench-ikt refuses such a run, and so does the report."""
     rows = []
     for load in loads:
-        for kernel, append, label in bench_ikt.KERNELS[load]:
-            log_path = os.path.join(results_dir, f"ikt-bench-{load}-{kernel}.log")
-            got, problems = bench_ikt.boot_one(out, load, kernel, append, label, samples,
-                                               log_path)
-            rows += [dict(r, kind="ikt", problems=problems) for r in got]
+        for b in bench_ikt.KERNELS[load]:
+            log_path = os.path.join(results_dir, f"ikt-bench-{load}-{b.kernel}.log")
+            got, problems = bench_ikt.boot_one(out, load, b, samples, log_path)
+            rows += [dict(r, kind="ikt", problems=problems + bench_ikt.context_problems(r))
+                     for r in got]
             have = {r["handler"] for r in got}
-            rows += [dict(kind="ikt", load=load, handler=handler, boot=append, log=log_path,
+            rows += [dict(kind="ikt", load=load, handler=handler, boot=b.shown, log=log_path,
                           threaded=None, prio=None, samples=0, hist={},
                           problems=problems or [f"no 'ikt_bench: result {mode}' line"],
                           **dict.fromkeys(bench_ikt.FIELDS))
-                     for mode, handler in bench_ikt.handlers(kernel, label)
+                     for mode, handler in bench_ikt.handlers(b)
                      if handler not in have]
     # The percentiles by the tools' one convention, from the histograms.
     return bench_ikt.pool(rows)

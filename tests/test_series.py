@@ -343,3 +343,73 @@ def test_in_tree_text_stands_alone(tmp_path):
     assert [x.split(": ")[0] + ": " + x.split(": ")[1] for x in found] == [
         "kernel/x.c:2: names the series", "kernel/x.c:3: names an out-of-tree command",
         "queue/p/hook.diff:2: names the series", "queue/p/hook.diff:3: names an out-of-tree command"]
+
+
+def test_changelogs_and_paper_arguments_are_refused(tmp_path):
+    """Changelogs are read as they are merged too, and a reviewer checks an
+    argument in kernel terms (PI chain, top waiter, deboost), not against a
+    paper's equations and figures: the check reads the messages, follows a
+    phrase over a line break (also inside a comment), and lets the paper
+    through only on a reference line."""
+    sys.path.insert(0, LIB)
+    from pvrt import series
+    f = tmp_path / "x.c"
+    f.write_text("/*\n * Follows Yodaiken's repair of priority inheritance.\n"
+                 " * Bounded as equation (5) says.\n"
+                 " * The case of\n * figure 8, chained.\n"
+                 " * [1] A. C. Heursch et al., \"Time-critical tasks in Linux 2.6\", 2004.\n"
+                 " * A PI chain of blocked owners; the top waiter boosts the owner.\n */\n")
+    msg = ("locking/x: Add x\n\nThe cases added later in this\nseries need it.\n"
+           "Measured with scripts/bench-pv-mutex.\nThe paper's figures 6 and 8.\n"
+           "Deboost on unlock, as rt_mutex does.\n\n"
+           "Link: https://example.org/heursch-2004-figure-8.pdf\n"
+           "Signed-off-by: The Series Developers <series@example.org>\n")
+    p = series.Patch("p", msg, [(str(f), "kernel/x.c")],
+                     "+++ b/kernel/Kconfig\n+\t  Yodaiken's counterexample.\n"
+                     "+\t  Boosts the owner of the lock.\n", [])
+    found = [": ".join(x.split(": ")[:2]) for x in series.out_of_tree_text("/", [p])]
+    why = "argues from the paper (say it in kernel terms; cite it on a reference line)"
+    assert found == [
+        f"kernel/x.c:2: {why}", f"kernel/x.c:3: {why}", f"kernel/x.c:5: {why}",
+        f"queue/p/hook.diff:2: {why}",
+        "queue/p/message:3: names the series",
+        "queue/p/message:5: names an out-of-tree command",
+        f"queue/p/message:6: {why}"]
+
+
+def test_the_queue_is_posted_as_rfc():
+    """The series adds a lock type, an interrupt-threading policy and
+    conversions in mm/ and fs/: it goes out as an RFC, and so does every
+    patch scripts/export writes."""
+    import glob
+    import re
+    sys.path.insert(0, LIB)
+    from pvrt import series
+    assert series.read_config(REPO).get("subject_prefix") == "RFC PATCH"
+    subjects = []
+    for path in sorted(glob.glob(os.path.join(REPO, "kernel-patches", "*.patch"))) + \
+            [os.path.join(REPO, "kernel-patches", "0000-cover-letter.txt")]:
+        with open(path, encoding="utf-8") as fh:
+            subjects.append(re.search(r"^Subject: (.*)$", fh.read(), re.M).group(1))
+    n = len(subjects) - 1
+    assert n == len(series.load(REPO))
+    for i, s in enumerate(subjects[:-1], 1):
+        assert re.match(rf"\[RFC PATCH {i:0{len(str(n))}d}/{n}\] ", s), s
+    assert subjects[-1].startswith(f"[RFC PATCH {0:0{len(str(n))}d}/{n}] ")
+
+
+def test_subject_prefix_reaches_patches_cover_letter_and_rerolls(env):
+    top = env["top"]
+    with open(os.path.join(top, "queue/config"), "a") as f:
+        f.write("subject_prefix = RFC PATCH\n")
+    tool(env, "export")
+    kp = os.path.join(top, "kernel-patches")
+    assert "Subject: [RFC PATCH 0/2] Foo: a fixture series" in \
+        open(os.path.join(kp, "0000-cover-letter.txt")).read()
+    assert "Subject: [RFC PATCH 1/2] locking/foo: Add foo" in \
+        open(os.path.join(kp, "0001-locking-foo-Add-foo.patch")).read()
+    tool(env, "export", "--reroll", "2")
+    v2 = os.path.join(top, "postings", "v2")
+    assert "Subject: [RFC PATCH v2 0/2]" in open(os.path.join(v2, "v2-0000-cover-letter.patch")).read()
+    assert "Subject: [RFC PATCH v2 1/2]" in \
+        open(os.path.join(v2, "v2-0001-locking-foo-Add-foo.patch")).read()

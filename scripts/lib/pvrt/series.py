@@ -145,39 +145,73 @@ def load(top):
 
 # --- text that must stand alone in the tree ---------------------------------
 
-# In-tree text (the new files, the lines the hooks add) is read after merge,
-# where no series, prep patch or project script exists.
+# In-tree text (the new files, the lines the hooks add) and the changelogs
+# are read after merge, where no series, prep patch or project script exists,
+# and by reviewers who have not read the paper the design started from: they
+# say it in kernel terms (Documentation/locking/rt-mutex-design.rst's: PI
+# chain, top waiter, boosting, deboost on unlock) and cite the paper at most as
+# a reference, on a reference line (REFERENCE below).
+# Words of a phrase may be split over lines, also in a comment (" * ") or a
+# Kconfig help text.
+_SP = r"(?:[ \t]|\n[ \t]*(?:\*|#|\+)?[ \t]*)+"
+
+
+def _rx(pattern, flags=0):
+    return re.compile(pattern.replace(" ", _SP), flags)
+
+
 OUT_OF_TREE = [
-    (re.compile(r"\b(the|this|our) (PV-RT )?(patch )?series\b|\bPV-RT series\b", re.I),
+    (_rx(r"\b(the|this|our|these) (PV-RT )?(patch )?series\b|\bPV-RT series\b", re.I),
      "names the series"),
-    (re.compile(r"\bprep(aratory)? patch\b", re.I), "names a patch of the series"),
+    (_rx(r"\bprep(aratory)? patch\b", re.I), "names a patch of the series"),
     (re.compile(r"(?<![\w/.])scripts/(lock-advisor|bench-ikt|bench-pv-mutex|validate|torture|"
                 r"check|trace-latency|throughput|devices-check|boot|build|apply|export|"
                 r"latency-bisect|initramfs|setup)\b"), "names an out-of-tree command"),
-    (re.compile(r"\bmake (check|validate|conversions)\b"), "names an out-of-tree command"),
+    (_rx(r"\bmake (check|validate|conversions)\b"), "names an out-of-tree command"),
+    (_rx(r"\bequations? \(?\d+\)?|\b(fig\.|figures?) \d+|\bYodaiken\b|"
+         r"\b(the|protocol) paper\b|\bpaper's\b|\bHeursch\b", re.I),
+     "argues from the paper (say it in kernel terms; cite it on a reference line)"),
 ]
+
+# A line that only cites: a trailer (Link:) or a numbered reference, in a
+# changelog, an rst page (".. [1]") or a C comment (" * [1]").
+REFERENCE = re.compile(r"^\s*(\*\s*)?(Link:\s|(\.\.\s+)?\[\d+\]\s)")
+# Changelog trailers name people and commits, not the series' text.
+TRAILER = re.compile(r"^[A-Z][A-Za-z-]*-by:\s|^(Fixes|Cc|Link|Closes):\s")
+
+
+def _scan(where, lines, skip, found):
+    """Add "where:line: why: text" to FOUND for LINES [(lineno, text)],
+    leaving out the lines SKIP matches; one report per line."""
+    kept = [(n, "" if skip.match(t) else t) for n, t in lines]
+    text = "\n".join(t for _n, t in kept)
+    hits = {}
+    for rx, why in OUT_OF_TREE:
+        for m in rx.finditer(text):
+            i = text.count("\n", 0, m.start())
+            hits.setdefault(i, why)
+    for i in sorted(hits):
+        n, t = kept[i]
+        found.append(f"{where}:{n}: {hits[i]}: {t.strip()}")
 
 
 def out_of_tree_text(top, patches):
     """["path:line: why: text"] for in-tree text of PATCHES (new files'
-    contents, hook lines added) that refers to the series or to the
-    project's own commands."""
+    contents, hook lines added) and for their changelogs (queue/<patch>/message)
+    that refer to the series or to the project's own commands, or argue from
+    the paper instead of in kernel terms."""
     found = []
-
-    def scan(where, lineno, line):
-        for rx, why in OUT_OF_TREE:
-            if rx.search(line):
-                found.append(f"{where}:{lineno}: {why}: {line.strip()}")
-                break
     for p in patches:
-        for _repo_path, kpath in p.files:
-            with open(os.path.join(top, _repo_path), encoding="utf-8",
+        for repo_path, kpath in p.files:
+            with open(os.path.join(top, repo_path), encoding="utf-8",
                       errors="replace") as f:
-                for n, line in enumerate(f, 1):
-                    scan(kpath, n, line)
-        for n, line in enumerate(p.hook.splitlines(), 1):
-            if line.startswith("+") and not line.startswith("+++"):
-                scan(f"queue/{p.name}/hook.diff", n, line[1:])
+                _scan(kpath, enumerate(f.read().splitlines(), 1), REFERENCE, found)
+        added = [(n, line[1:]) for n, line in enumerate(p.hook.splitlines(), 1)
+                 if line.startswith("+") and not line.startswith("+++")]
+        _scan(f"queue/{p.name}/hook.diff", added, REFERENCE, found)
+        msg = list(enumerate(p.message.splitlines(), 1))
+        _scan(f"queue/{p.name}/message", msg,
+              re.compile(f"{REFERENCE.pattern}|{TRAILER.pattern}"), found)
     return found
 
 

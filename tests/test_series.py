@@ -18,6 +18,14 @@ MAINTAINERS = """List of maintainers
 Maintainers List
 ----------------
 
+LOCKING PRIMITIVES
+M:\tLock Keeper <locks@example.org>
+L:\tlinux-kernel@vger.kernel.org
+S:\tMaintained
+F:\tinclude/linux/mutex*.h
+F:\tkernel/locking/mutex.c
+X:\tkernel/locking/locktorture.c
+
 PTP HARDWARE CLOCK SUPPORT
 M:\tSomeone <someone@example.org>
 S:\tMaintained
@@ -83,8 +91,8 @@ def make_top(top):
     write(os.path.join(top, "queue/add-doc/files"), "Documentation/locking/foo.rst\n")
     write(os.path.join(top, "Documentation/locking/foo.rst"), "Foo\n===\n")
     write(os.path.join(top, "MAINTAINERS"),
-          "PV-RT FOO\nM:\tTest Dev <dev@example.org>\nS:\tMaintained\n"
-          "F:\tDocumentation/locking/foo.rst\nF:\tkernel/locking/foo.c\n")
+          "# Files added to existing entries.\n"
+          "LOCKING PRIMITIVES\nF:\tDocumentation/locking/foo.rst\nF:\tkernel/locking/foo.c\n")
 
 
 @pytest.fixture
@@ -128,15 +136,40 @@ def test_apply_workspace_makes_one_commit_per_patch(env):
 
 
 def test_maintainers_entry_grows_with_the_files(env):
+    """New files join the existing entry that owns their directory, in
+    order among its F: lines, once they exist; no entry of its own."""
     ws = tool(env, "apply").stdout.strip()
     first = git(ws, "show", "HEAD~1:MAINTAINERS")
-    assert "F:\tkernel/locking/foo.c" in first
+    entry = ("LOCKING PRIMITIVES\nM:\tLock Keeper <locks@example.org>\n"
+             "L:\tlinux-kernel@vger.kernel.org\nS:\tMaintained\n")
+    assert entry + ("F:\tinclude/linux/mutex*.h\nF:\tkernel/locking/foo.c\n"
+                    "F:\tkernel/locking/mutex.c\nX:\tkernel/locking/locktorture.c\n\n") in first
     assert "Documentation/locking/foo.rst" not in first     # not there yet after patch 1
     final = open(os.path.join(ws, "MAINTAINERS")).read()
-    assert "F:\tDocumentation/locking/foo.rst" in final
-    # Alphabetical: after PTP, before PWM; and only once.
-    assert final.index("PTP HARDWARE") < final.index("PV-RT FOO") < final.index("PWM SUBSYSTEM")
-    assert final.count("PV-RT FOO") == 1
+    assert entry + ("F:\tDocumentation/locking/foo.rst\nF:\tinclude/linux/mutex*.h\n"
+                    "F:\tkernel/locking/foo.c\nF:\tkernel/locking/mutex.c\n") in final
+    assert final.count("LOCKING PRIMITIVES") == 1 and final.count("M:\t") == 4
+    assert "Test Dev" not in final
+
+
+def test_maintainers_additions_go_to_existing_entries_only(env):
+    """An entry of its own with M: over files that belong to an existing
+    entry is refused, and so is a title the kernel's MAINTAINERS lacks."""
+    top = env["top"]
+    write(os.path.join(top, "MAINTAINERS"),
+          "PV-RT FOO\nF:\tkernel/locking/foo.c\n")
+    res = tool(env, "export", ok=False)
+    assert "MAINTAINERS: PV-RT FOO: no such entry" in res.stderr
+    write(os.path.join(top, "MAINTAINERS"),
+          "PV-RT FOO\nM:\tTest Dev <dev@example.org>\nS:\tMaintained\n"
+          "F:\tkernel/locking/foo.c\n")
+    res = tool(env, "export", ok=False)
+    assert "MAINTAINERS: PV-RT FOO: 'M:\tTest Dev <dev@example.org>': an addition" in res.stderr
+    write(os.path.join(top, "MAINTAINERS"),
+          "LOCKING PRIMITIVES\nM:\tTest Dev <dev@example.org>\nF:\tkernel/locking/foo.c\n")
+    res = tool(env, "export", ok=False)
+    assert "MAINTAINERS: LOCKING PRIMITIVES: 'M:\tTest Dev" in res.stderr
+    assert not os.path.exists(os.path.join(top, "kernel-patches"))
 
 
 def test_apply_to_plain_directory_and_git_tree(env, tmp_path):

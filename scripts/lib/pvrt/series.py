@@ -8,14 +8,14 @@ Sources (all in the repository):
   queue/<name>/message    the commit message (subject, blank line, body, tags)
   queue/<name>/files      new files the patch adds, as repository paths
   queue/<name>/hook.diff  optional: the patch's edits to files it does not add
-  MAINTAINERS             the series' MAINTAINERS entry
+  MAINTAINERS             lines the series adds to existing MAINTAINERS entries
 
 A repository path maps to its kernel path by dropping the component folder
 (pv-mutex/, ikt/, ...); Documentation/ sits at its kernel path already.  Each
-patch also brings the MAINTAINERS entry up to date: the entry carries the F:
-lines whose patterns match a file present after that patch, so each patch
-that adds files also adds them to MAINTAINERS and the entry never names a
-file that does not exist yet.
+patch also brings MAINTAINERS up to date: the existing entries named in
+./MAINTAINERS get the F: lines whose patterns match a file present after
+that patch, so a patch that adds such files also adds them to MAINTAINERS
+and no entry names a file that does not exist yet.
 
 Commits are made with git plumbing on a temporary index, never touching a
 work tree, with the identity and date from queue/config: the same sources on
@@ -215,14 +215,44 @@ def out_of_tree_text(top, patches):
     return found
 
 
-# --- MAINTAINERS ------------------------------------------------------------
+# --- MAINTAINERS ---------------------------------------------------------------
+
+# ./MAINTAINERS lists, per existing entry of the kernel's MAINTAINERS (named by
+# its title), the lines the series adds to it: files go to the entry that owns
+# their subsystem (LOCKING PRIMITIVES, IRQ SUBSYSTEM), not to an entry of the
+# series' own with its own M: and lists.
+ADDABLE = ("R", "F", "X")
+# The order of an entry's fields (MAINTAINERS' own preface).
+FIELD_ORDER = "MRLSWQBCPTFXNK"
+
 
 def read_entry(top):
+    """[(title, [lines])] of ./MAINTAINERS: blocks separated by blank lines,
+    '#' lines are comments."""
+    blocks, cur = [], None
     with open(os.path.join(top, "MAINTAINERS"), encoding="utf-8") as f:
-        lines = [ln.rstrip("\n") for ln in f if ln.strip()]
-    if not lines or re.match(r"^[A-Z]:\t", lines[0]):
-        raise SeriesError("error: MAINTAINERS: the first line must be the entry's title")
-    return lines
+        for raw in f:
+            line = raw.rstrip("\n")
+            if line.startswith("#"):
+                continue
+            if not line.strip():
+                cur = None
+                continue
+            if cur is None:
+                if re.match(r"^[A-Z]:\t", line):
+                    raise SeriesError(f"error: MAINTAINERS: '{line}' comes before the title"
+                                      " of the entry it adds to")
+                cur = (line.strip(), [])
+                blocks.append(cur)
+                continue
+            tag, sep, _val = line.partition(":\t")
+            if not sep or tag not in ADDABLE:
+                raise SeriesError(
+                    f"error: MAINTAINERS: {cur[0]}: '{line}': an addition to an existing"
+                    f" entry carries only {', '.join(t + ':' for t in ADDABLE)} lines (the"
+                    " entry keeps its maintainers and lists)")
+            cur[1].append(line)
+    return blocks
 
 
 def pattern_matches(pattern, paths):
@@ -233,44 +263,60 @@ def pattern_matches(pattern, paths):
 
 
 def render_entry(entry, paths):
-    """The entry with only the F:/X: lines that match a file in PATHS, or None."""
-    out, nfiles = [entry[0]], 0
-    for line in entry[1:]:
-        tag, _, val = line.partition(":\t")
-        if tag in ("F", "X"):
-            if not pattern_matches(val.strip(), paths):
-                continue
-            nfiles += tag == "F"
-        out.append(line)
-    return out if nfiles else None
+    """The additions with only the F:/X: lines that match a file in PATHS;
+    a block without F: lines left is dropped."""
+    out = []
+    for title, lines in entry:
+        kept, nfiles = [], 0
+        for line in lines:
+            tag, _, val = line.partition(":\t")
+            if tag in ("F", "X"):
+                if not pattern_matches(val.strip(), paths):
+                    continue
+                nfiles += tag == "F"
+            kept.append(line)
+        if nfiles:
+            out.append((title, kept))
+    return out
 
 
-def update_maintainers(text, entry_lines):
-    """Insert or replace the entry (title = entry_lines[0]) in MAINTAINERS TEXT."""
+def _tag(line):
+    m = re.match(r"^([A-Z]):\t", line)
+    return m.group(1) if m else None
+
+
+def update_maintainers(text, additions):
+    """Add the lines of ADDITIONS [(title, [lines])] to the entries of
+    MAINTAINERS TEXT with those titles, each in its field's place (F:/X:
+    lines sorted among their kind).  Lines already there are kept once."""
     lines = text.split("\n")
-    title = entry_lines[0] if entry_lines else None
     try:
         start = next(i for i, ln in enumerate(lines) if ln.strip() == MAINTAINERS_HEADER)
     except StopIteration:
         raise SeriesError("error: kernel MAINTAINERS has no 'Maintainers List' heading")
-    titles = [i for i in range(start + 2, len(lines) - 1)
-              if lines[i] and not lines[i - 1] and re.match(r"^[A-Z]:\t", lines[i + 1])]
-    # Drop an existing copy of our entry.
-    for i in titles:
-        if title and lines[i] == title:
-            end = i
+    for title, new in additions:
+        head = next((i for i in range(start + 2, len(lines) - 1)
+                     if lines[i] == title and not lines[i - 1] and _tag(lines[i + 1])), None)
+        if head is None:
+            raise SeriesError(f"error: MAINTAINERS: {title}: no such entry in the kernel's"
+                              " MAINTAINERS; add the files to the entry that owns them")
+        for line in new:
+            end = head + 1
             while end < len(lines) and lines[end]:
                 end += 1
-            del lines[i:end + 1]
-            return update_maintainers("\n".join(lines), entry_lines)
-    if not entry_lines:
-        return "\n".join(lines)
-    key = title.upper()
-    pos = next((i for i in titles if lines[i].upper() > key and lines[i] != "THE REST"),
-               None)
-    if pos is None:
-        pos = next(i for i in titles if lines[i] == "THE REST")
-    lines[pos:pos] = entry_lines + [""]
+            body = range(head + 1, end)
+            if line in lines[head + 1:end]:
+                continue
+            tag = _tag(line)
+            rank = FIELD_ORDER.index(tag)
+            pos = end
+            for i in body:
+                t = _tag(lines[i])
+                r = FIELD_ORDER.index(t) if t in FIELD_ORDER else len(FIELD_ORDER)
+                if r > rank or (t == tag and tag in "FX" and lines[i] > line):
+                    pos = i
+                    break
+            lines.insert(pos, line)
     return "\n".join(lines)
 
 

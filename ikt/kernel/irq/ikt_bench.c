@@ -4,7 +4,7 @@
  *
  * Copyright (C) 2026 PV-RT Developers
  *
- * The interrupt response time (IRT) of Heursch et al. (2004): from raising
+ * The interrupt response time (IRT): from raising
  * an interrupt to the first instruction of its handler.  The interrupt
  * comes from an interrupt simulator line, raised with
  * irq_set_irqchip_state() (an irq_work: a self-IPI on x86), so both

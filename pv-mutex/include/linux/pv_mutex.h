@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * PV mutex: a sleeping lock with transitive priority inheritance that
- * follows Yodaiken's repair of the priority inheritance protocol, on the
- * kernel's rt_mutex priority-inheritance engine.
+ * PV mutex: a sleeping lock with transitive priority inheritance and
+ * deboost on unlock to the best donation left, on the kernel's rt_mutex
+ * priority-inheritance engine.
  *
  * See Documentation/locking/pv-mutex.rst and pv-mutex-design.rst.
  */

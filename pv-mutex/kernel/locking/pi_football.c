@@ -3,8 +3,7 @@
  * Priority-inversion tests for sleeping locks: football and chain bound.
  *
  * On each CPU (up to PIF_MAX_CPUS) four SCHED_FIFO players bound to it
- * play the chained-mutex case of Heursch et al., "Time-critical tasks in
- * Linux 2.6" (2004), figure 8:
+ * play a priority inversion through a PI chain of two locks:
  *
  *   holder   priority 10   owns lock A
  *   mid      priority 20   owns lock B, then waits for A
@@ -31,7 +30,9 @@
  * mode=football fails the test when the ball moves, or when the holder
  * was not running at high's priority once the chain was built.
  *
- * mode=chain measures the bound of equation (1) of the paper: first
+ * mode=chain measures the bound priority inheritance gives high's wait,
+ * the two critical sections plus two hand-offs (the holder's unlock wakes
+ * mid, mid's unlock wakes high), each a wake-up on one CPU: first
  * T_sched, the time from a wake-up to the woken higher-priority task
  * running on the same CPU (ping_count samples per CPU); then rounds
  * alternate between calibration, without offense, which measures T_cs,

@@ -1,27 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PV mutex: a sleeping lock with transitive priority inheritance, following
- * Yodaiken's repair of the priority inheritance protocol as described by
- * Heursch et al., "Time-critical tasks in Linux 2.6" (2004), section 2.4,
- * built on the kernel's rt_mutex priority-inheritance engine.
+ * PV mutex: a sleeping lock with transitive priority inheritance and
+ * deboost on unlock to the best donation left, built on the kernel's
+ * rt_mutex priority-inheritance engine.
  *
  * Copyright (C) 2026 PV-RT Developers
  *
  * See Documentation/locking/pv-mutex-design.rst for details.
  *
- * The paper's protocol is what rtmutex.c implements; this file is one more
- * face of that engine, like rtmutex_api.c, spinlock_rt.c and ww_rt_mutex.c,
- * which include rtmutex.c the same way.  The paper's terms map onto it:
+ * rtmutex.c implements the protocol; this file is one more face of that
+ * engine, like rtmutex_api.c, spinlock_rt.c and ww_rt_mutex.c, which
+ * include rtmutex.c the same way.  Where the rules live:
  *
- *   S(P), the set of (mutex, highest inherited	task->pi_waiters: the top
- *   priority) pairs of the mutexes P holds	waiter of each PI lock P holds
+ *   the donations a task P receives		task->pi_waiters: the top
+ *						waiter of each PI lock P holds
  *						(rt_mutex_enqueue_pi())
- *   P runs at the best priority of S(P)	rt_mutex_adjust_prio() ->
- *						rt_mutex_setprio()
- *   transitive inheritance along chains	rt_mutex_adjust_prio_chain(),
+ *   P runs at the best of its base priority	rt_mutex_adjust_prio() ->
+ *   and its donations				rt_mutex_setprio()
+ *   boosting along the PI chain		rt_mutex_adjust_prio_chain(),
  *						steps [1]..[13] in rtmutex.c
- *   releasing a mutex drops its pair and	mark_wakeup_next_waiter():
- *   leaves P at the best priority left		dequeue, deboost, then wake
+ *   deboost on unlock to the best donation	mark_wakeup_next_waiter():
+ *   left					dequeue, deboost, then wake
  *
  * Because every PI lock of the kernel (rt_mutex, futex PI, the PREEMPT_RT
  * sleeping spinlocks and mutexes, pv_mutex) queues the same struct
@@ -301,8 +300,8 @@ static noinline void __sched pv_mutex_slowunlock(struct pv_mutex *lock,
  * @lock: the mutex, owned by the caller
  *
  * The caller drops to the best priority still donated to it by the other
- * locks it holds (Yodaiken's rule), or to its own priority, before the top
- * waiter is woken to take @lock.  Unlocking a mutex the caller does not own
+ * locks it holds, or to its own priority, before the top waiter is woken
+ * to take @lock.  Unlocking a mutex the caller does not own
  * warns once and changes nothing.
  */
 void __sched pv_mutex_unlock(struct pv_mutex *lock)

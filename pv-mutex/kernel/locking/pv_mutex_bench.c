@@ -4,7 +4,7 @@
  *
  * Copyright (C) 2026 PV-RT Developers
  *
- * Two figures, printed one per line for scripts to read:
+ * Two figures, reported in the kernel log, one line each:
  *
  *   pv_mutex_bench: uncontended <lock> <ns per lock+unlock>
  *   pv_mutex_bench: chain <lock> <depth> <ns per boost>

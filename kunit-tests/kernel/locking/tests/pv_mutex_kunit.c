@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit scenarios for pv_mutex: the figures of Heursch et al. (2004), the
- * failure classes earlier priority-inheritance implementations shipped,
- * and the same scenario tables run against rt_mutex (differential test).
+ * KUnit scenarios for pv_mutex: priority inversion, PI chains, deboost on
+ * unlock, the failure classes earlier priority-inheritance implementations
+ * shipped, and the same scenario tables run against rt_mutex (differential
+ * test).
  *
  * Copyright (C) 2026 PV-RT Developers
  *
@@ -528,14 +529,14 @@ static void pvk_exit(struct kunit *test)
 	kfree(ctx);
 }
 
-/* --- the paper's figures -------------------------------------------------- */
+/* --- inversion, chains, deboost on unlock -------------------------------- */
 
 /*
- * Fig. 6/7: L holds the lock, H blocks on it, a medium-priority CPU hog
+ * Inversion: L holds the lock, H blocks on it, a medium-priority CPU hog
  * becomes runnable.  With inheritance L outruns the hog and H gets the
  * lock while the hog still runs; without, H waits for the hog.
  */
-static void pvk_fig6_inversion_with_hog(struct kunit *test)
+static void pvk_inversion_with_hog(struct kunit *test)
 {
 	struct pvk_ctx *ctx = test->priv;
 	union pvk_lock *a = &ctx->locks[0];
@@ -558,8 +559,8 @@ static void pvk_fig6_inversion_with_hog(struct kunit *test)
 	pvk_do(h, CMD_UNLOCK, a);
 }
 
-/* Fig. 8: chained mutexes, inheritance must be transitive. */
-static void pvk_fig8_chain(struct kunit *test)
+/* A PI chain of two locks: boosting must reach the owner at its end. */
+static void pvk_chain_two_locks(struct kunit *test)
 {
 	struct pvk_ctx *ctx = test->priv;
 	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
@@ -573,7 +574,7 @@ static void pvk_fig8_chain(struct kunit *test)
 	EXPECT_PRIO(p1, 20);
 	pvk_block(p4, CMD_LOCK, b);
 	EXPECT_PRIO(p2, 40);
-	EXPECT_PRIO(p1, 40);		/* the point of fig. 8 */
+	EXPECT_PRIO(p1, 40);		/* boosted through the chain */
 
 	pvk_do(p1, CMD_UNLOCK, a);
 	EXPECT_PRIO(p1, 10);
@@ -587,10 +588,10 @@ static void pvk_fig8_chain(struct kunit *test)
 }
 
 /*
- * Yodaiken's counterexample: P1 holds A and B, P2 waits on B, P3 on A.
+ * Deboost on unlock: P1 holds A and B, P2 waits on B, P3 on A.
  * Releasing B must leave P1 at P3's priority, not at its own.
  */
-static void pvk_yodaiken(struct kunit *test)
+static void pvk_release_keeps_other_donation(struct kunit *test)
 {
 	struct pvk_ctx *ctx = test->priv;
 	union pvk_lock *a = &ctx->locks[0], *b = &ctx->locks[1];
@@ -1666,9 +1667,9 @@ KUNIT_ARRAY_PARAM(pvk_locks, pvk_both, pvk_ops_desc);
 KUNIT_ARRAY_PARAM(pvk_all_locks, pvk_all, pvk_ops_desc);
 
 static struct kunit_case pv_mutex_cases[] = {
-	KUNIT_CASE_PARAM(pvk_fig6_inversion_with_hog, pvk_all_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_fig8_chain, pvk_all_locks_gen_params),
-	KUNIT_CASE_PARAM(pvk_yodaiken, pvk_all_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_inversion_with_hog, pvk_all_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_chain_two_locks, pvk_all_locks_gen_params),
+	KUNIT_CASE_PARAM(pvk_release_keeps_other_donation, pvk_all_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_request_outcomes, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_request_while_blocked, pvk_locks_gen_params),
 	KUNIT_CASE_PARAM(pvk_non_lifo_release, pvk_all_locks_gen_params),

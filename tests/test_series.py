@@ -446,3 +446,15 @@ def test_subject_prefix_reaches_patches_cover_letter_and_rerolls(env):
     assert "Subject: [RFC PATCH v2 0/2]" in open(os.path.join(v2, "v2-0000-cover-letter.patch")).read()
     assert "Subject: [RFC PATCH v2 1/2]" in \
         open(os.path.join(v2, "v2-0001-locking-foo-Add-foo.patch")).read()
+
+
+def test_export_check_refuses_a_changelog_that_names_the_series(env):
+    top = env["top"]
+    write(os.path.join(top, "queue/add-foo/message"),
+          "locking/foo: Add foo\n\nFoo is needed by later patches of this\nseries, as"
+          " equation (5) of the paper shows.\n\nSigned-off-by: Test Dev <dev@example.org>\n")
+    tool(env, "export")
+    res = tool(env, "export", "--check", ok=False)
+    assert "queue/add-foo/message:3: names the series" in res.stderr
+    assert "queue/add-foo/message:4: argues from the paper" in res.stderr
+    assert "refer to the series" in res.stderr

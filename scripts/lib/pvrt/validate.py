@@ -540,9 +540,10 @@ def kernel_names(text):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/validate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", type=kernel_names, default="stock,threadirqs,rt,project",
+    ap.add_argument("--variants", type=kernel_names,
+                    default="stock,stock-tuned,threadirqs,rt,project",
                     help="comma-separated files of variants/"
-                         " (default: stock,threadirqs,rt,project)")
+                         " (default: stock,stock-tuned,threadirqs,rt,project)")
     ap.add_argument("--full", action="store_true",
                     help="the full report: 3 x 60 s runs, the other loads, rtla, the tracer,"
                          " the seed experiments")

@@ -371,3 +371,16 @@ def test_soak_excludes_runs_and_seconds(capsys):
         with pytest.raises(SystemExit):
             validate.main(["--soak", "1h", *extra])
         assert "--soak is one run of DURATION per kernel" in capsys.readouterr().err
+
+
+def test_bench_ikt_same_priority_pair_that_is_not():
+    """bench-ikt's own ratios and exit status refuse a same-priority pair
+    whose threads ran at different priorities, as the report does."""
+    from pvrt import bench_ikt
+    rows = [_irow("IKT thread", 90, 9000, boot="", samples=10),
+            _irow("threadirqs + chrt", 50, 10000, boot="", samples=10)]
+    assert bench_ikt.incomparable(rows) == [
+        "rt-hog: IKT thread / threadirqs + chrt is a same-priority pair, but ran at FIFO 90 / 50"]
+    assert "NOT COMPARABLE" in bench_ikt.ratios([dict(r, min=1, avg=1, p50=1) for r in rows])
+    rows[1]["prio"] = rows[1]["prio_max"] = 90
+    assert bench_ikt.incomparable(rows) == []

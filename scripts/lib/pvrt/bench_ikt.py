@@ -194,6 +194,21 @@ def context_problems(r):
     return out
 
 
+def incomparable(rows):
+    """The same-priority pairs of PAIRS whose threads did not run at one
+    priority (chrt did not take, or a priority changed): problems."""
+    out = []
+    for load in dict.fromkeys(r["load"] for r in rows):
+        for a, b, same in PAIRS.get(load, ()):
+            x = next((r for r in rows if r["load"] == load and r["handler"] == a), None)
+            y = next((r for r in rows if r["load"] == load and r["handler"] == b), None)
+            if same and x and y and x.get("samples") and y.get("samples") \
+                    and prio(x) != prio(y):
+                out.append(f"{load}: {a} / {b} is a same-priority pair, but ran at FIFO"
+                           f" {prio(x)} / {prio(y)}")
+    return out
+
+
 def table(rows):
     head = (f"{'load':10} {'handler':24} {'boot':58} {'ctx':6} {'prio':>5} {'runs':>4}"
             f" {'samples':>7}" + "".join(f" {k:>7}" for k in FIELDS))
@@ -213,6 +228,8 @@ def ratios(rows):
             y = next((r for r in rows if r["load"] == load and r["handler"] == b), None)
             if x and y and x.get("samples") and y.get("samples"):
                 how = "same priority" if same else "as configured at boot"
+                if same and prio(x) != prio(y):
+                    how = "NOT COMPARABLE: not one priority"
                 out.append(f"  {load:10} {a} / {b} ({how}, FIFO {prio(x)} / {prio(y)}): "
                            + ", ".join(f"{k} {x[k] / y[k]:.2f}" if y[k]
                                        else f"{k} {x[k] / 1000:.0f}/0 us" for k in FIELDS))
@@ -335,6 +352,7 @@ def main(argv=None):
     # priority, every sample of a hard row in hard interrupt context; timer
     # callbacks run in a softirq thread with forced threading.
     wrong = [f"run {r['run']}: {p}" for r in runs for p in context_problems(r)]
+    wrong += incomparable(rows)
     for p in wrong:
         print(f"  problem: {p}")
     sys.exit(1 if problems or wrong or not rows else 0)

@@ -672,6 +672,7 @@ def main(argv=None):
         progress.end(key, f"build {name}", t)
     for v in args.variants:
         outs[v] = outs[build.Variant(v, top).build_name]
+    tuned_check(outs, tree)
     for v in args.trace:
         var = tracelat.traced(top, v)
         t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
@@ -740,6 +741,19 @@ def main(argv=None):
     bad = [r for r in rows if r.get("problems")] + report.invalid_runs(rows)
     regressed = compare_baseline(base, results_dir, args.baseline_map) if base else 0
     return 1 if bad or failed or unmeasured or unjudged or regressed else 0
+
+
+def tuned_check(outs, tree):
+    """A tuned stock kernel built in this run must differ from the project
+    kernel only by the series' own options: otherwise project / stock-tuned
+    credits the series with a configuration value."""
+    for v in ("stock-tuned",):
+        if v in outs and "project" in outs:
+            bad = build.not_series_difference(os.path.join(outs["project"], ".config"),
+                                              os.path.join(outs[v], ".config"), tree)
+            if bad:
+                raise ValidateError(f"{v} differs from project in options the series does"
+                                    " not add (project / " + v + "): " + "; ".join(bad))
 
 
 def read_baseline(results_dir):

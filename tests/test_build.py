@@ -149,3 +149,46 @@ def test_a_base_target_for_variants_without_their_own(tmp_path):
     assert v.fragments[-2:] == [build.PRODUCT_FRAGMENT, build.PRODUCT_THP_FRAGMENT]
     rt = build.Variant("rt", top, base_target="x86_64_defconfig")
     assert rt.fragments[-1] == build.PRODUCT_FRAGMENT
+
+
+def _kconfig_tree(tmp_path):
+    """A git tree whose base commit (refs/pvrt/base) defines A and HIDDEN,
+    and whose work tree adds B (selecting HIDDEN) and B_LEVEL (an int)."""
+    import subprocess
+    t = tmp_path / "tree"
+    (t / "k").mkdir(parents=True)
+    git = ["git", "-C", str(t), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(t)], check=True)
+    (t / "k" / "Kconfig").write_text("config A\n\tbool \"a\"\n\nconfig HIDDEN\n\tbool\n")
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "base"], check=True)
+    subprocess.run(git + ["update-ref", "refs/pvrt/base", "HEAD"], check=True)
+    (t / "k" / "Kconfig").write_text(
+        "config A\n\tbool \"a\"\n\nconfig HIDDEN\n\tbool\n\n"
+        "menuconfig B\n\ttristate \"b\"\n\tselect HIDDEN\n\nif B\nconfig B_LEVEL\n"
+        "\tint \"level\"\n\tdefault 5\nendif\n")
+    subprocess.run(git + ["commit", "-qam", "series"], check=True)
+    return str(t)
+
+
+def test_series_symbols_and_the_fragment_without_them(tmp_path):
+    tree = _kconfig_tree(tmp_path)
+    assert build.series_entries(tree) == {"B": ("tristate", ["HIDDEN"]),
+                                          "B_LEVEL": ("int", [])}
+    assert build.series_symbols(tree) == {"CONFIG_B", "CONFIG_B_LEVEL"}
+    # Only bool/tristate options are turned off: an int has no "not set".
+    assert build.without_series_text(tree) == "# CONFIG_B is not set\n"
+    with pytest.raises(PvrtError):
+        build.series_entries(str(tmp_path))          # not a workspace
+
+
+def test_not_series_difference(tmp_path):
+    """Two .configs may differ in the series' options and in base options
+    only they select; anything else is listed."""
+    tree = _kconfig_tree(tmp_path)
+    a, b = tmp_path / "a.config", tmp_path / "b.config"
+    a.write_text("CONFIG_A=y\nCONFIG_B=y\nCONFIG_B_LEVEL=5\nCONFIG_HIDDEN=y\n")
+    b.write_text("CONFIG_A=y\n# CONFIG_B is not set\n")
+    assert build.not_series_difference(str(a), str(b), tree) == []
+    b.write_text("# CONFIG_A is not set\n")
+    assert build.not_series_difference(str(a), str(b), tree) == ["CONFIG_A: y / n"]

@@ -102,7 +102,8 @@ def test_a_failed_build_keeps_its_lint_cases(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(c, "kunitconfigs_stand_alone", lambda: None)
     c.st_x86_build()
     assert c.project_built is False
-    assert (c.res.passed, c.res.failed) == (0, 3)
+    # Two lint cases and the tuned stock kernel's configuration check fail.
+    assert (c.res.passed, c.res.failed) == (0, 4)
     assert "make bzImage exited with 2" in capsys.readouterr().out
 
 
@@ -480,6 +481,7 @@ def test_x86_64_checks_each_kunitconfig_alone_and_hands_over_unbuilt_files(tmp_p
         return subprocess.CompletedProcess(cmd, 1 if bad else 0, "", "dropped CONFIG_X")
 
     monkeypatch.setattr(c, "run", run)
+    monkeypatch.setattr(c, "tuned_stock_config", lambda out: None)
     c.st_x86_build()
     out = capsys.readouterr().out
     assert "ok  kunit.py config --arch=x86_64 --kunitconfig=k/a/.kunitconfig" in out
@@ -636,3 +638,21 @@ def test_boot_ikt_fails_a_missing_or_failed_guest_section(name, case, sec, detai
     assert detail.format(name=name) in got
     assert cases[other[0]][0]
     assert f"FAIL  {mine[0]}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("left,ok", [([], True), (["CONFIG_HZ_1000: y / n"], False)])
+def test_tuned_stock_differs_only_by_the_series(tmp_path, monkeypatch, capsys, left, ok):
+    """stock-tuned is configured beside the project kernel and compared: an
+    option the series does not add that differs fails the case."""
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    seen = []
+    monkeypatch.setattr(check.build, "configure",
+                        lambda top, tree, var, out: seen.append((var.name, out)))
+    monkeypatch.setattr(check.build, "not_series_difference", lambda a, b, tree: left)
+    c = check.Check(argparse.Namespace(only="x86_64"))
+    c.tuned_stock_config(str(tmp_path / "out"))
+    assert seen and seen[0][0] == "stock-tuned"
+    assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
+    if not ok:
+        assert "CONFIG_HZ_1000: y / n" in capsys.readouterr().out

@@ -178,6 +178,13 @@ def test_ikt_bench_counts_every_sample():
     assert bench_ikt.context_problems(rows["hard"]) == []
     assert bench_ikt.context_problems(rows["timer"]) == [
         "rt-hog/timer: ktimers: its priority changed during the run (FIFO 1-70)"]
+    # IKT's timer callbacks must all run in ktimers; mainline's may run in
+    # whichever task enables bottom halves: informative, not a problem.
+    mixed = dict(rows["timer"], threaded=None, threaded_n=183, prio_max=1)
+    assert bench_ikt.context_problems(mixed) == [
+        "rt-hog/timer: ktimers: 183 of 1000 samples ran in a thread, expected all"]
+    assert bench_ikt.context_problems(dict(mixed, handler="timer: ksoftirqd")) == []
+    assert bench_ikt.prio(dict(mixed, prio=0, prio_max=50)) == "0-50"
     # Pooled with a clean run, the row stays mixed and keeps its problems.
     (p,) = bench_ikt.pool([dict(rows["thread"], hist={1: 1000}, problems=["x"]),
                            dict(rows["thread"], threaded=True, threaded_n=1000,
@@ -364,3 +371,16 @@ def test_soak_excludes_runs_and_seconds(capsys):
         with pytest.raises(SystemExit):
             validate.main(["--soak", "1h", *extra])
         assert "--soak is one run of DURATION per kernel" in capsys.readouterr().err
+
+
+def test_bench_ikt_same_priority_pair_that_is_not():
+    """bench-ikt's own ratios and exit status refuse a same-priority pair
+    whose threads ran at different priorities, as the report does."""
+    from pvrt import bench_ikt
+    rows = [_irow("IKT thread", 90, 9000, boot="", samples=10),
+            _irow("threadirqs + chrt", 50, 10000, boot="", samples=10)]
+    assert bench_ikt.incomparable(rows) == [
+        "rt-hog: IKT thread / threadirqs + chrt is a same-priority pair, but ran at FIFO 90 / 50"]
+    assert "NOT COMPARABLE" in bench_ikt.ratios([dict(r, min=1, avg=1, p50=1) for r in rows])
+    rows[1]["prio"] = rows[1]["prio_max"] = 90
+    assert bench_ikt.incomparable(rows) == []

@@ -37,7 +37,8 @@
  *
  * where t counts the samples whose handler ran in a thread (for the timer
  * mode: in a softirq thread) and lo..hi is the range of the rt_priority
- * they ran at: every sample is accounted, not the last one.
+ * those threads ran at (0..0 when none did): every sample is accounted,
+ * not the last one.
  */
 
 #include <linux/completion.h>
@@ -108,15 +109,25 @@ struct ikt_bench {
 	pid_t pid;
 };
 
-/* Accounts the context of sample B->n: thread or not, and its priority. */
+/*
+ * Accounts the context of sample B->n: thread or not, and the priority of
+ * the threads that ran it (a sample in hard interrupt context has none:
+ * current is whatever task it interrupted).
+ */
 static void ikt_bench_account(struct ikt_bench *b, bool threaded, unsigned int prio)
 {
-	if (threaded)
-		b->threaded++;
-	if (!b->n || prio < b->prio_lo)
+	if (!b->n) {
+		b->threaded = 0;
+		b->prio_lo = 0;
+		b->prio_hi = 0;
+	}
+	if (!threaded)
+		return;
+	if (!b->threaded || prio < b->prio_lo)
 		b->prio_lo = prio;
-	if (!b->n || prio > b->prio_hi)
+	if (!b->threaded || prio > b->prio_hi)
 		b->prio_hi = prio;
+	b->threaded++;
 }
 
 static irqreturn_t ikt_bench_handler(int irq, void *dev_id)
@@ -223,7 +234,8 @@ static int ikt_bench_gate(struct ikt_bench *b)
 		pr_err("ikt_bench: gate=1 but the handler ran in hard interrupt context\n");
 		return -EINVAL;
 	}
-	b->threaded = 0;
+	/* A write to go before this point does not open the gate. */
+	reinit_completion(&ikt_bench_go);
 	WRITE_ONCE(thread_pid, b->pid);
 	pr_info("ikt_bench: waiting for go, thread pid %d\n", b->pid);
 	left = wait_for_completion_killable_timeout(&ikt_bench_go, 600 * HZ);

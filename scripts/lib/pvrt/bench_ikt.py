@@ -158,19 +158,29 @@ def context(r):
 
 
 def prio(r):
-    """The SCHED_FIFO priority a threaded row ran at: p, or lo-hi if it changed."""
-    if not r.get("threaded"):
+    """The rt_priority a threaded (or mixed) row ran at: p, or lo-hi if it
+    changed between samples."""
+    if r.get("threaded") is False or r.get("prio") is None:
         return "-"
     hi = r.get("prio_max", r["prio"])
     return f"{r['prio']}" if hi == r["prio"] else f"{r['prio']}-{hi}"
 
 
+# Rows whose context is the mechanism's contract.  Not the ksoftirqd rows:
+# with threadirqs a task's local_bh_enable() runs pending softirqs, the
+# TIMER one included, so mainline's timer callbacks run in ksoftirqd or in
+# whichever task enables bottom halves first (their ctx column says how
+# often); under IKT the tick's TIMER softirq is raised for ktimers alone.
+CONTRACT = ("hard", "IKT thread", "threadirqs", "threadirqs + chrt", IKT_TIMERS)
+
+
 def context_problems(r):
     """Why a row with samples does not measure what its name says: a hard
-    handler that ran in a thread, a threaded one (or timer callbacks outside
-    a softirq thread) for some samples, or a priority that changed during
-    the run.  Counted over every sample the module took."""
-    if not r.get("samples"):
+    handler that ran in a thread, a threaded one for some samples in hard
+    interrupt context, IKT's timer callbacks outside a softirq thread, or a
+    priority that changed during the run.  Counted over every sample the
+    module took."""
+    if not r.get("samples") or r["handler"] not in CONTRACT:
         return []
     want = r["handler"] != "hard"
     out = []
@@ -181,6 +191,21 @@ def context_problems(r):
     if want and r.get("prio_max", r["prio"]) != r["prio"]:
         out.append(f"{r['load']}/{r['handler']}: its priority changed during the run"
                    f" (FIFO {prio(r)})")
+    return out
+
+
+def incomparable(rows):
+    """The same-priority pairs of PAIRS whose threads did not run at one
+    priority (chrt did not take, or a priority changed): problems."""
+    out = []
+    for load in dict.fromkeys(r["load"] for r in rows):
+        for a, b, same in PAIRS.get(load, ()):
+            x = next((r for r in rows if r["load"] == load and r["handler"] == a), None)
+            y = next((r for r in rows if r["load"] == load and r["handler"] == b), None)
+            if same and x and y and x.get("samples") and y.get("samples") \
+                    and prio(x) != prio(y):
+                out.append(f"{load}: {a} / {b} is a same-priority pair, but ran at FIFO"
+                           f" {prio(x)} / {prio(y)}")
     return out
 
 
@@ -203,6 +228,8 @@ def ratios(rows):
             y = next((r for r in rows if r["load"] == load and r["handler"] == b), None)
             if x and y and x.get("samples") and y.get("samples"):
                 how = "same priority" if same else "as configured at boot"
+                if same and prio(x) != prio(y):
+                    how = "NOT COMPARABLE: not one priority"
                 out.append(f"  {load:10} {a} / {b} ({how}, FIFO {prio(x)} / {prio(y)}): "
                            + ", ".join(f"{k} {x[k] / y[k]:.2f}" if y[k]
                                        else f"{k} {x[k] / 1000:.0f}/0 us" for k in FIELDS))
@@ -325,6 +352,7 @@ def main(argv=None):
     # priority, every sample of a hard row in hard interrupt context; timer
     # callbacks run in a softirq thread with forced threading.
     wrong = [f"run {r['run']}: {p}" for r in runs for p in context_problems(r)]
+    wrong += incomparable(rows)
     for p in wrong:
         print(f"  problem: {p}")
     sys.exit(1 if problems or wrong or not rows else 0)

@@ -8,6 +8,8 @@ A variant is a file in variants/ with one directive a line:
   fragment variants/f.config     a fragment from the repository
   fragment tree:kernel/configs/pv_rt.config   a fragment from the kernel tree
   fragment series-kunitconfigs   every .kunitconfig the series adds
+  fragment without-series        every option the series adds, off (a tuned stock
+                                 kernel: the project's fragments without its code)
   same-build stock               no build of its own: boots another variant's kernel
   cmdline threadirqs             kernel parameters the boot adds
 
@@ -140,11 +142,105 @@ def series_kunitconfigs(top, tree, arch=None):
     return paths
 
 
+# A Kconfig entry: "config FOO" or "menuconfig FOO" at the start of a line.
+KCONFIG_ENTRY = re.compile(r"^(?:menu)?config\s+(\w+)\s*$")
+KCONFIG_END = re.compile(r"^(?:(?:menu)?config|menu|endmenu|choice|endchoice|if|endif|source"
+                         r"|comment)\b")
+KCONFIG_TYPE = re.compile(r"^\s+(bool|tristate|int|hex|string|def_bool|def_tristate)\b")
+KCONFIG_SELECT = re.compile(r"^\s+select\s+(\w+)")
+BASE_REF = "refs/pvrt/base"
+
+
+def kconfig_entries(text):
+    """{symbol: (type, [selected symbols])} for the entries of a Kconfig text."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = KCONFIG_ENTRY.match(line)
+        if m:
+            cur = out.setdefault(m.group(1), [None, []])
+            continue
+        if KCONFIG_END.match(line):
+            cur = None
+        elif cur is not None:
+            t, sel = KCONFIG_TYPE.match(line), KCONFIG_SELECT.match(line)
+            if t and cur[0] is None:
+                cur[0] = {"def_bool": "bool", "def_tristate": "tristate"}.get(t.group(1),
+                                                                             t.group(1))
+            if sel:
+                cur[1].append(sel.group(1))
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def kconfig_symbols(text):
+    """The symbols a Kconfig text defines."""
+    return {m.group(1) for m in map(KCONFIG_ENTRY.match, text.splitlines()) if m}
+
+
+def _git_kconfig(tree, *ref, files_only=False):
+    res = subprocess.run(["git", "-C", tree, "grep", "-l" if files_only else "-h", "-E",
+                          r"^(menu)?config\s", *ref, "--", "*Kconfig*"],
+                         capture_output=True, text=True, errors="replace")
+    if res.returncode not in (0, 1):
+        raise PvrtError(f"{tree}: cannot list the series' Kconfig symbols against"
+                        f" {ref[0] if ref else 'its work tree'} (is it a workspace of"
+                        f" scripts/apply?): {res.stderr.strip()}")
+    return res.stdout
+
+
+def series_entries(tree, base=BASE_REF):
+    """{symbol: (type, selects)} of the Kconfig symbols the series adds: defined
+    by a Kconfig file of TREE's work tree and by none of BASE's (scripts/apply
+    keeps the base's commit as refs/pvrt/base)."""
+    ours = kconfig_symbols(_git_kconfig(tree)) - kconfig_symbols(_git_kconfig(tree, base))
+    entries = {}
+    for name in _git_kconfig(tree, files_only=True).split():
+        with open(os.path.join(tree, name), encoding="utf-8", errors="replace") as f:
+            entries.update({k: v for k, v in kconfig_entries(f.read()).items() if k in ours})
+    return entries
+
+
+def series_symbols(tree, base=BASE_REF):
+    """CONFIG_ names the series adds (series_entries())."""
+    return {f"CONFIG_{x}" for x in series_entries(tree, base)}
+
+
+def without_series_text(tree):
+    """A fragment turning off every bool or tristate option the series adds
+    (the others depend on them)."""
+    return "".join(f"# CONFIG_{x} is not set\n" for x, (t, _) in
+                   sorted(series_entries(tree).items()) if t in ("bool", "tristate"))
+
+
+def config_difference(a_text, b_text):
+    """{CONFIG_X: (value in A, value in B)} for every option two .config
+    texts resolve differently ('n' for unset)."""
+    a, b = parse_fragment(a_text), parse_fragment(b_text)
+    return {k: (a.get(k, "n"), b.get(k, "n")) for k in sorted(set(a) | set(b))
+            if a.get(k, "n") != b.get(k, "n")}
+
+
+def not_series_difference(a_config, b_config, tree):
+    """The options two .config files (paths) resolve differently that the
+    series does not add, as "CONFIG_X: a / b" lines: for a variant that
+    claims to differ from the project only by the project's own code,
+    the list must be empty."""
+    with open(a_config, encoding="utf-8") as f, open(b_config, encoding="utf-8") as g:
+        diff = config_difference(f.read(), g.read())
+    entries = series_entries(tree)
+    # An option the series adds, or one that only such an option selects.
+    ours = {f"CONFIG_{x}" for x in entries}
+    ours |= {f"CONFIG_{y}" for _t, sel in entries.values() for y in sel}
+    return [f"{k}: {a} / {b}" for k, (a, b) in diff.items() if k not in ours]
+
+
 def fragment_text(top, tree, variant, strict=True):
     """The variant's fragments as one text.  STRICT=False (a commit in the
     middle of the series) leaves out the fragments the tree has no file for."""
     parts = []
     for frag in variant.fragments:
+        if frag == "without-series":
+            parts.append(f"# --- {frag}\n" + without_series_text(tree))
+            continue
         if frag == "series-kunitconfigs":
             files = series_kunitconfigs(top, tree)
         elif frag.startswith("tree:"):
@@ -192,12 +288,15 @@ def twin(top, name, suffix, add=(), drop=()):
     return t
 
 
-def check_config(want_text, config_path):
-    """Return the fragment lines that did not take effect in CONFIG_PATH."""
+def check_config(want_text, config_path, skip=()):
+    """Return the fragment lines that did not take effect in CONFIG_PATH,
+    but for the options in SKIP."""
     with open(config_path, encoding="utf-8") as f:
         have = parse_fragment(f.read())
     bad = []
     for key, val in parse_fragment(want_text).items():
+        if key in skip:
+            continue
         got = have.get(key, "n")
         if got != val:
             bad.append(f"{key}: wanted {val}, got {got}")
@@ -247,7 +346,10 @@ def configure(top, tree, variant, out, strict=True):
         subprocess.run(make_cmd(out, variant.arch, "allnoconfig",
                                 extra=[f"KCONFIG_ALLCONFIG={frag}"]),
                        cwd=tree, check=True, stdout=subprocess.DEVNULL)
-    bad = check_config(text, os.path.join(out, ".config"))
+    # Without the series, its options' other values (pv_rt.config's
+    # IKT_DEFAULT_PRIO) cannot take effect: they depend on what is off.
+    skip = series_symbols(tree) if "without-series" in variant.fragments else ()
+    bad = check_config(text, os.path.join(out, ".config"), skip)
     if not strict:
         return bad
     if bad:

@@ -335,6 +335,7 @@ class Check:
         if out:
             self.built.add("project")
         self.kunitconfigs_stand_alone()
+        self.tuned_stock_config(out)
         self.kunit_module_modpost(out)
         changed = self.changed_lines()
         cfiles = sorted(f for f in changed if f.endswith(".c"))
@@ -388,6 +389,25 @@ class Check:
         self.res.case("x86_64", name, res.returncode == 0 and
                       os.path.exists(os.path.join(mdir, "pv_mutex_kunit.ko")),
                       self.tail(res.stdout + res.stderr))
+
+    def tuned_stock_config(self, out):
+        """variants/stock-tuned, configured (not built) in the check tree,
+        differs from the project kernel's .config only in options the
+        series adds: the baseline credits the configuration to the
+        configuration, and the project's figures over it to the series."""
+        name = "stock-tuned differs from project only in options the series adds"
+        if out is None:
+            self.res.case("x86_64", name, False, "not checked: the project kernel did not build")
+            return
+        tout = os.path.join(self.bdir, "out", "stock-tuned-config")
+        try:
+            build.configure(self.top, self.tree, build.Variant("stock-tuned", self.top), tout)
+            bad = build.not_series_difference(os.path.join(out, ".config"),
+                                              os.path.join(tout, ".config"), self.tree)
+        except (subprocess.CalledProcessError, PvrtError) as e:
+            self.res.case("x86_64", name, False, errors.describe(e))
+            return
+        self.res.case("x86_64", name, not bad, "project / stock-tuned:\n  " + "\n  ".join(bad))
 
     def kunitconfigs_stand_alone(self):
         """Each x86_64 .kunitconfig of the series is complete on its own: kunit.py

@@ -34,11 +34,15 @@ GOAL_RT = 1.5           # project / PREEMPT_RT
 # percent of the bound would hide a missing boost for milliseconds, this
 # goal does not.
 GOAL_CHAIN = 1.0
+GOAL_TUNED = 0.5        # project / stock-tuned: what the series' own code earns
 GOAL_IKT = 1.0          # IKT thread / threadirqs, interrupt response
 # The kernels the project's latency is compared with: (variant, goal or
 # None, name in the headline).  stock-pcp0 has no goal: it shows how much
 # of the gain over stock the project's CONFIG_PCP_BATCH_SCALE_MAX=0 alone gives.
-LATENCY_REFS = (("stock", GOAL_STOCK, "stock PREEMPT"),
+LATENCY_REFS = (("stock-tuned", GOAL_TUNED,
+                 "stock-tuned (stock PREEMPT with the project's configuration, none of its"
+                 " code)"),
+                ("stock", GOAL_STOCK, "stock PREEMPT"),
                 ("rt", GOAL_RT, "PREEMPT_RT"),
                 ("stock-pcp0", None,
                  "stock PREEMPT with CONFIG_PCP_BATCH_SCALE_MAX=0 (stock-pcp0)"))

@@ -540,9 +540,10 @@ def kernel_names(text):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/validate", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", type=kernel_names, default="stock,threadirqs,rt,project",
+    ap.add_argument("--variants", type=kernel_names,
+                    default="stock,stock-tuned,threadirqs,rt,project",
                     help="comma-separated files of variants/"
-                         " (default: stock,threadirqs,rt,project)")
+                         " (default: stock,stock-tuned,threadirqs,rt,project)")
     ap.add_argument("--full", action="store_true",
                     help="the full report: 3 x 60 s runs, the other loads, rtla, the tracer,"
                          " the seed experiments")
@@ -565,10 +566,11 @@ def main(argv=None):
                     help=f"the main load (default {DEFAULT_LOAD})")
     ap.add_argument("--jobs", type=int, default=2,
                     help="boots side by side (default 2; icount figures do not depend on it)")
-    ap.add_argument("--base", choices=["allnoconfig", "defconfig"], default="allnoconfig",
-                    help="what the latency variants start from: allnoconfig (default) or"
-                         " x86_64_defconfig, so that THP, swap, cgroups and netfilter paths"
-                         " are in the kernels measured (the variant's fragments on top)")
+    ap.add_argument("--base", choices=["allnoconfig", "defconfig"],
+                    help="what the latency variants start from: allnoconfig (the default"
+                         " without --full) or x86_64_defconfig (the default with --full), so"
+                         " that THP, swap, cgroups and netfilter paths are in the kernels"
+                         " measured (the variant's fragments on top)")
     ap.add_argument("--kernel-config", metavar="PATH",
                     help="build every variant from this .config (plus the variant's fragments)"
                          " instead of allnoconfig")
@@ -610,8 +612,11 @@ def main(argv=None):
         ap.error("--jobs must be 1..8")
     if args.kernel_config and not os.path.isfile(args.kernel_config):
         ap.error(f"--kernel-config {args.kernel_config}: no such file")
-    if args.kernel_config and args.base != "allnoconfig":
+    if args.kernel_config and args.base:
         ap.error("--base and --kernel-config both say what the kernels start from: give one")
+    # The full report measures product-like kernels unless told otherwise.
+    args.base = args.base or ("defconfig" if args.full and not args.kernel_config
+                              else "allnoconfig")
     args.base_target = "x86_64_defconfig" if args.base == "defconfig" else None
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     for v in args.variants:
@@ -667,6 +672,7 @@ def main(argv=None):
         progress.end(key, f"build {name}", t)
     for v in args.variants:
         outs[v] = outs[build.Variant(v, top).build_name]
+    tuned_check(outs, tree)
     for v in args.trace:
         var = tracelat.traced(top, v)
         t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
@@ -735,6 +741,19 @@ def main(argv=None):
     bad = [r for r in rows if r.get("problems")] + report.invalid_runs(rows)
     regressed = compare_baseline(base, results_dir, args.baseline_map) if base else 0
     return 1 if bad or failed or unmeasured or unjudged or regressed else 0
+
+
+def tuned_check(outs, tree):
+    """A tuned stock kernel built in this run must differ from the project
+    kernel only by the series' own options: otherwise project / stock-tuned
+    credits the series with a configuration value."""
+    for v in ("stock-tuned",):
+        if v in outs and "project" in outs:
+            bad = build.not_series_difference(os.path.join(outs["project"], ".config"),
+                                              os.path.join(outs[v], ".config"), tree)
+            if bad:
+                raise ValidateError(f"{v} differs from project in options the series does"
+                                    " not add (project / " + v + "): " + "; ".join(bad))
 
 
 def read_baseline(results_dir):

@@ -118,11 +118,31 @@ void __sched pv_spin_unlock(struct pv_spinlock *l)
 		return;
 	spin_release(&l->lock.dep_map, _RET_IP_);
 	migrate_enable();
-	/* For sparse, the RCU section is part of holding @l. */
-	__acquire(RCU);
-	rcu_read_unlock();
+
 	if (unlikely(!rt_mutex_cmpxchg_release(&l->lock.rtmutex, current, NULL)))
 		rt_mutex_slowunlock(&l->lock.rtmutex);
+
+	/*
+	 * This must be last, as in rt_spin_unlock(), to prevent the
+	 * following use after free:
+	 *
+	 * T1					T2
+	 * pv_spin_lock(&p->lock);		rcu_read_lock();
+	 * invalidate(p);			p = rcu_dereference(ptr);
+	 * rcu_assign_pointer(ptr, NULL);	if (!p) return;
+	 * pv_spin_unlock(&p->lock);		pv_spin_lock(&p->lock);
+	 * kfree_rcu(p);			rcu_read_unlock();
+	 *					....
+	 *					pv_spin_unlock(&p->lock)
+	 *					  rcu_read_unlock(); // Ends grace period
+	 * rcu_do_batch()
+	 *   kfree(p);
+	 *			    UAF ->	  rt_mutex_cmpxchg_release(&p->lock.lock.rtmutex...)
+	 *
+	 * For sparse, the RCU section is part of holding @l.
+	 */
+	__acquire(RCU);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(pv_spin_unlock);
 

@@ -53,8 +53,17 @@ struct pvs_ctx {
 
 static int pvs_init(struct kunit *test)
 {
-	struct pvs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct pvs_ctx *ctx;
 
+	/*
+	 * On PREEMPT_RT spinlock_t is an rtlock: a converted lock is
+	 * LD_WAIT_CONFIG like every spinlock_t there, spin_lock() leaves the
+	 * preemption count alone, and rt_spin_lock()'s own checks apply.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: rt_spin_lock()'s rules apply");
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	pv_spin_lock_init(&ctx->dyn);
 	spin_lock_init(&ctx->spin);
@@ -298,7 +307,12 @@ static void pvs_needs_lockdep(struct kunit *test)
 	kunit_skip(test, "needs CONFIG_DEBUG_LOCK_ALLOC");
 }
 
-static int pvs_init(struct kunit *test) { return 0; }
+static int pvs_init(struct kunit *test)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: rt_spin_lock()'s rules apply");
+	return 0;
+}
 static void pvs_exit(struct kunit *test) { }
 
 static struct kunit_case pv_spinlock_cases[] = {
@@ -314,7 +328,55 @@ static struct kunit_suite pv_spinlock_suite = {
 	.exit = pvs_exit,
 	.test_cases = pv_spinlock_cases,
 };
-kunit_test_suite(pv_spinlock_suite);
+
+/*
+ * The operations, in every build (PREEMPT_RT and !DEBUG_LOCK_ALLOC
+ * included, so that such a build compiles each of them): a held lock
+ * cannot be taken again with pv_spin_trylock(), a released one can, and
+ * lockdep (when built) sees the holder.
+ */
+static DEFINE_PV_SPINLOCK(pvs_api_static);
+
+static void pvs_api(struct kunit *test)
+{
+	struct pv_spinlock *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	bool taken = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	pv_spin_lock_init(l);
+
+	pv_spin_lock(l);
+	pv_spin_lock_assert_held(l);
+	if (pv_spin_trylock(l)) {
+		taken = true;
+		pv_spin_unlock(l);
+	}
+	pv_spin_unlock(l);
+	KUNIT_EXPECT_FALSE_MSG(test, taken, "trylock of a held lock succeeded");
+
+	pv_spin_lock_nested(&pvs_api_static, 0);
+	pv_spin_lock_assert_held(&pvs_api_static);
+	pv_spin_unlock(&pvs_api_static);
+
+	if (pv_spin_trylock(l)) {
+		taken = true;
+		pv_spin_lock_assert_held(l);
+		pv_spin_unlock(l);
+	}
+	KUNIT_EXPECT_TRUE_MSG(test, taken, "trylock of a free lock failed");
+}
+
+static struct kunit_case pv_spinlock_api_cases[] = {
+	KUNIT_CASE(pvs_api),
+	{}
+};
+
+static struct kunit_suite pv_spinlock_api_suite = {
+	.name = "pv_spinlock_api",
+	.test_cases = pv_spinlock_api_cases,
+};
+
+kunit_test_suites(&pv_spinlock_suite, &pv_spinlock_api_suite);
 
 MODULE_DESCRIPTION("KUnit rules of converted spinlocks");
 MODULE_LICENSE("GPL");

@@ -26,7 +26,11 @@
 
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/local_lock.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
@@ -34,6 +38,7 @@
 #include <linux/pv_spinlock.h>
 #include <linux/rcupdate.h>
 #include <linux/rwlock.h>
+#include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
 
@@ -376,7 +381,189 @@ static struct kunit_suite pv_spinlock_api_suite = {
 	.test_cases = pv_spinlock_api_cases,
 };
 
-kunit_test_suites(&pv_spinlock_suite, &pv_spinlock_api_suite);
+/*
+ * The rtlock wait, with CONFIG_PV_SPINLOCK (or on PREEMPT_RT, where the
+ * lock is a spinlock_t, that is an rtlock): a holder and a waiter, each a
+ * kthread bound to its own CPU, driven by completions; a thread polls
+ * only the state it waits for, with a deadline.
+ */
+struct pvs_rt {
+	struct pv_spinlock	lock;
+	struct completion	held;		/* the holder has the lock */
+	struct completion	holder_done;
+	struct completion	waiter_done;
+	struct task_struct	*waiter;
+	bool			wake;		/* holder wakes the waiter */
+	bool			timed_out;	/* a poll hit its deadline */
+	unsigned int		state;		/* waiter's state after lock */
+	int			want_prio;	/* the waiter's priority */
+	int			prio;		/* holder's, while waited for */
+};
+
+#define PVS_RT_DEADLINE	(5 * HZ)
+
+/* Holder: waits until the waiter blocks on the lock, maybe wakes it. */
+static int pvs_state_holder(void *arg)
+{
+	struct pvs_rt *rt = arg;
+	unsigned long deadline = jiffies + PVS_RT_DEADLINE;
+
+	pv_spin_lock(&rt->lock);
+	complete(&rt->held);
+	while (READ_ONCE(rt->waiter->__state) != TASK_RTLOCK_WAIT) {
+		if (time_after(jiffies, deadline)) {
+			rt->timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+	if (rt->wake)
+		wake_up_process(rt->waiter);
+	pv_spin_unlock(&rt->lock);
+	complete(&rt->holder_done);
+	return 0;
+}
+
+/* Waiter: takes the lock between set_current_state() and schedule(). */
+static int pvs_state_waiter(void *arg)
+{
+	struct pvs_rt *rt = arg;
+
+	wait_for_completion(&rt->held);
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	pv_spin_lock(&rt->lock);
+	rt->state = READ_ONCE(current->__state);
+	pv_spin_unlock(&rt->lock);
+	__set_current_state(TASK_RUNNING);
+	complete(&rt->waiter_done);
+	return 0;
+}
+
+/* Holder: spins on its own priority until the waiter's boosts it. */
+static int pvs_pi_holder(void *arg)
+{
+	struct pvs_rt *rt = arg;
+	unsigned long deadline = jiffies + PVS_RT_DEADLINE;
+
+	pv_spin_lock(&rt->lock);
+	complete(&rt->held);
+	while (READ_ONCE(current->prio) != rt->want_prio) {
+		if (time_after(jiffies, deadline)) {
+			rt->timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+	rt->prio = READ_ONCE(current->prio);
+	pv_spin_unlock(&rt->lock);
+	complete(&rt->holder_done);
+	return 0;
+}
+
+static int pvs_pi_waiter(void *arg)
+{
+	struct pvs_rt *rt = arg;
+
+	wait_for_completion(&rt->held);
+	pv_spin_lock(&rt->lock);
+	pv_spin_unlock(&rt->lock);
+	complete(&rt->waiter_done);
+	return 0;
+}
+
+static struct pvs_rt *pvs_rt_alloc(struct kunit *test)
+{
+	struct pvs_rt *rt;
+
+	if (!IS_ENABLED(CONFIG_PV_SPINLOCK) && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "needs CONFIG_PV_SPINLOCK or PREEMPT_RT");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	pv_spin_lock_init(&rt->lock);
+	init_completion(&rt->held);
+	init_completion(&rt->holder_done);
+	init_completion(&rt->waiter_done);
+	return rt;
+}
+
+/*
+ * Start the waiter on one CPU (at SCHED_FIFO if @fifo) and the holder on
+ * another, and wait until both are done.
+ */
+static void pvs_rt_run(struct kunit *test, struct pvs_rt *rt,
+		       int (*holder)(void *), int (*waiter)(void *),
+		       bool fifo)
+{
+	unsigned int c0 = cpumask_first(cpu_online_mask);
+	unsigned int c1 = cpumask_next(c0, cpu_online_mask);
+	struct task_struct *h, *w;
+
+	w = kthread_create_on_cpu(waiter, rt, c1, "pvs_waiter/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	if (fifo)
+		sched_set_fifo(w);
+	rt->waiter = w;
+	rt->want_prio = w->prio;
+	h = kthread_create_on_cpu(holder, rt, c0, "pvs_holder/%u");
+	if (IS_ERR(h)) {
+		kthread_stop(w);
+		KUNIT_FAIL(test, "no holder thread: %pe", h);
+		return;
+	}
+	wake_up_process(w);
+	wake_up_process(h);
+	wait_for_completion(&rt->holder_done);
+	wait_for_completion(&rt->waiter_done);
+	KUNIT_EXPECT_FALSE_MSG(test, rt->timed_out, "a poll hit its deadline");
+}
+
+/* The caller's task state survives a contended acquisition. */
+static void pvs_rtlock_keeps_state(struct kunit *test)
+{
+	struct pvs_rt *rt = pvs_rt_alloc(test);
+
+	pvs_rt_run(test, rt, pvs_state_holder, pvs_state_waiter, false);
+	KUNIT_EXPECT_EQ(test, rt->state, TASK_UNINTERRUPTIBLE);
+}
+
+/*
+ * A regular wakeup during the wait is not lost: the saved state becomes
+ * TASK_RUNNING, as for an rtlock on PREEMPT_RT (ttwu_state_match()).
+ */
+static void pvs_rtlock_keeps_wakeup(struct kunit *test)
+{
+	struct pvs_rt *rt = pvs_rt_alloc(test);
+
+	rt->wake = true;
+	pvs_rt_run(test, rt, pvs_state_holder, pvs_state_waiter, false);
+	KUNIT_EXPECT_EQ(test, rt->state, TASK_RUNNING);
+}
+
+/* The holder inherits a SCHED_FIFO waiter's priority while it waits. */
+static void pvs_rtlock_boosts_owner(struct kunit *test)
+{
+	struct pvs_rt *rt = pvs_rt_alloc(test);
+
+	pvs_rt_run(test, rt, pvs_pi_holder, pvs_pi_waiter, true);
+	KUNIT_EXPECT_EQ(test, rt->prio, rt->want_prio);
+}
+
+static struct kunit_case pv_spinlock_rtlock_cases[] = {
+	KUNIT_CASE(pvs_rtlock_keeps_state),
+	KUNIT_CASE(pvs_rtlock_keeps_wakeup),
+	KUNIT_CASE(pvs_rtlock_boosts_owner),
+	{}
+};
+
+static struct kunit_suite pv_spinlock_rtlock_suite = {
+	.name = "pv_spinlock_rtlock",
+	.test_cases = pv_spinlock_rtlock_cases,
+};
+
+kunit_test_suites(&pv_spinlock_suite, &pv_spinlock_api_suite,
+		  &pv_spinlock_rtlock_suite);
 
 MODULE_DESCRIPTION("KUnit rules of converted spinlocks");
 MODULE_LICENSE("GPL");

@@ -87,6 +87,14 @@ static void pvs_exit(struct kunit *test)
 	mutex_destroy(&ctx->mutex);
 }
 
+/* The wait-context check is CONFIG_PROVE_LOCKING's. */
+static int pvs_lockdep_init(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs CONFIG_PROVE_LOCKING");
+	return pvs_init(test);
+}
+
 /* A pv_spinlock's lockdep map: the same in both builds. */
 static struct lockdep_map *pvs_map(struct pv_spinlock *l)
 {
@@ -240,8 +248,9 @@ static void pvs_might_sleep_contexts(struct kunit *test)
 	struct pvs_ctx *ctx = test->priv;
 	bool r;
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || !IS_ENABLED(CONFIG_PREEMPT_RCU))
-		kunit_skip(test, "needs PREEMPT_COUNT and PREEMPT_RCU");
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) ||
+	    !IS_ENABLED(CONFIG_PREEMPT_RCU))
+		kunit_skip(test, "needs DEBUG_ATOMIC_SLEEP and PREEMPT_RCU");
 
 	KUNIT_EXPECT_FALSE(test, pvs_resched_reports(pvs_offsets()));
 
@@ -301,6 +310,10 @@ static struct kunit_case pv_spinlock_cases[] = {
 	KUNIT_CASE(pvs_lockdep_in_irq_context),
 	KUNIT_CASE(pvs_lockdep_in_rcu_allowed),
 	KUNIT_CASE(pvs_lockdep_inside),
+	{}
+};
+
+static struct kunit_case pv_spinlock_might_sleep_cases[] = {
 	KUNIT_CASE(pvs_might_sleep_contexts),
 	{}
 };
@@ -325,13 +338,23 @@ static struct kunit_case pv_spinlock_cases[] = {
 	{}
 };
 
+#define pvs_lockdep_init		pvs_init
+#define pv_spinlock_might_sleep_cases	pv_spinlock_cases
+
 #endif /* CONFIG_DEBUG_LOCK_ALLOC */
 
 static struct kunit_suite pv_spinlock_suite = {
 	.name = "pv_spinlock",
-	.init = pvs_init,
+	.init = pvs_lockdep_init,
 	.exit = pvs_exit,
 	.test_cases = pv_spinlock_cases,
+};
+
+static struct kunit_suite pv_spinlock_might_sleep_suite = {
+	.name = "pv_spinlock_might_sleep",
+	.init = pvs_init,
+	.exit = pvs_exit,
+	.test_cases = pv_spinlock_might_sleep_cases,
 };
 
 /*
@@ -562,8 +585,8 @@ static struct kunit_suite pv_spinlock_rtlock_suite = {
 	.test_cases = pv_spinlock_rtlock_cases,
 };
 
-kunit_test_suites(&pv_spinlock_suite, &pv_spinlock_api_suite,
-		  &pv_spinlock_rtlock_suite);
+kunit_test_suites(&pv_spinlock_suite, &pv_spinlock_might_sleep_suite,
+		  &pv_spinlock_api_suite, &pv_spinlock_rtlock_suite);
 
 MODULE_DESCRIPTION("KUnit rules of converted spinlocks");
 MODULE_LICENSE("GPL");

@@ -365,20 +365,28 @@ static struct kunit_suite pv_spinlock_might_sleep_suite = {
  */
 static DEFINE_PV_SPINLOCK(pvs_api_static);
 
+/* pv_spin_trylock(), released again at once: did it take @l? */
+static bool pvs_trylock_unlock(struct pv_spinlock *l)
+{
+	if (pv_spin_trylock(l)) {
+		pv_spin_lock_assert_held(l);
+		pv_spin_unlock(l);
+		return true;
+	}
+	return false;
+}
+
 static void pvs_api(struct kunit *test)
 {
 	struct pv_spinlock *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
-	bool taken = false;
+	bool taken;
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	pv_spin_lock_init(l);
 
 	pv_spin_lock(l);
 	pv_spin_lock_assert_held(l);
-	if (pv_spin_trylock(l)) {
-		taken = true;
-		pv_spin_unlock(l);
-	}
+	taken = pvs_trylock_unlock(l);
 	pv_spin_unlock(l);
 	KUNIT_EXPECT_FALSE_MSG(test, taken, "trylock of a held lock succeeded");
 
@@ -386,12 +394,8 @@ static void pvs_api(struct kunit *test)
 	pv_spin_lock_assert_held(&pvs_api_static);
 	pv_spin_unlock(&pvs_api_static);
 
-	if (pv_spin_trylock(l)) {
-		taken = true;
-		pv_spin_lock_assert_held(l);
-		pv_spin_unlock(l);
-	}
-	KUNIT_EXPECT_TRUE_MSG(test, taken, "trylock of a free lock failed");
+	KUNIT_EXPECT_TRUE_MSG(test, pvs_trylock_unlock(l),
+			      "trylock of a free lock failed");
 }
 
 static struct kunit_case pv_spinlock_api_cases[] = {

@@ -37,7 +37,6 @@
 #include <linux/preempt.h>
 #include <linux/pv_spinlock.h>
 #include <linux/rcupdate.h>
-#include <linux/rwlock.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>

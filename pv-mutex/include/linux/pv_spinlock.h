@@ -37,12 +37,23 @@
  * while holding a spinlock_t: lockdep (the mutex's wait type) and
  * might_sleep() (the RCU read-side section) see it.
  *
- * Migration: the holder of a spinlock_t cannot migrate, so code under it
- * may use smp_processor_id() and __this_cpu_*() on the current CPU.  A
- * conversion keeps every line of the section; pv_spin_lock() disables
- * migration as rt_spin_lock() does, so that such a use stays correct
- * without a per-conversion audit for per-CPU data.  It costs a per-task
+ * Migration: the holder of a spinlock_t cannot migrate, and pv_spin_lock()
+ * disables migration as rt_spin_lock() does, so the CPU a section reads
+ * with smp_processor_id() stays its CPU until pv_spin_unlock().  That is
+ * all it keeps: the holder can be preempted, so another task on the same
+ * CPU can run inside the section, and a __this_cpu_*() read-modify-write
+ * or a per-CPU list that relied on preemption being off is no longer
+ * protected.  A conversion rule therefore: no section of a converted lock
+ * may rely on preemption being disabled for per-CPU data (PREEMPT_RT makes
+ * the same demand of every spinlock_t section).  It costs a per-task
  * counter, and a preempted holder waits for its own CPU.
+ *
+ * Gap without PREEMPT_RCU: there rcu_read_lock() disables preemption, so
+ * CONFIG_DEBUG_ATOMIC_SLEEP cannot tell a plain RCU reader from another
+ * atomic section by the preemption count, and pv_spin_lock() makes no
+ * atomic-context check at all; only lockdep's wait-type check
+ * (PROVE_LOCKING) reports a misplaced acquisition in such a kernel.
+ * CONFIG_PV_SPINLOCK itself depends on PREEMPT_RCU.
  *
  * Misuse: pv_spin_unlock() of a lock the caller does not hold warns and
  * changes nothing in the converted build; without it, it is spin_unlock(),
@@ -57,6 +68,7 @@
 #include <linux/lockdep.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -164,8 +176,8 @@ do {									\
  * lock could not sleep, as rt_spin_lock()'s rtlock_might_resched() does:
  * no task state check (an rtlock preserves it), RCU nesting allowed.
  * Without PREEMPT_RCU an RCU reader disables preemption and looks like any
- * other atomic section; no converted build exists there, and lockdep
- * keeps the check.
+ * other atomic section: no check is made (the gap described at the top),
+ * and only lockdep's wait-type check remains.
  */
 #define pv_spin_might_sleep()						\
 do {									\

@@ -82,13 +82,34 @@
 #endif
 
 /*
+ * Without CONFIG_PV_SPINLOCK (and PREEMPT_RT) a converted lock is a
+ * spinlock_t: each one the task holds adds PREEMPT_LOCK_OFFSET to the
+ * preemption count, which a converted lock taken inside it must not count
+ * as an atomic section.  With CONFIG_DEBUG_ATOMIC_SLEEP the task counts
+ * them (task_struct::pv_spin_held), and the context check allows that many
+ * PREEMPT_LOCK_OFFSETs, as __might_resched()'s offsets allow the lock a
+ * cond_resched_lock() caller holds.
+ */
+#if defined(CONFIG_DEBUG_ATOMIC_SLEEP) && !defined(CONFIG_RTLOCK)
+# define pv_spin_held_inc()	(current->pv_spin_held++)
+# define pv_spin_held_dec()	(current->pv_spin_held--)
+# define PV_SPIN_HELD_OFFSET	(current->pv_spin_held * PREEMPT_LOCK_OFFSET)
+#else
+# define pv_spin_held_inc()	do { } while (0)
+# define pv_spin_held_dec()	do { } while (0)
+# define PV_SPIN_HELD_OFFSET	0
+#endif
+
+/*
  * The offsets a converted lock passes to __might_resched() when it is
- * taken: none for the preemption count, the caller's RCU nesting, so that
- * a plain rcu_read_lock() reader may take it (rt_spin_lock()'s
- * RTLOCK_RESCHED_OFFSETS).
+ * taken: for the preemption count, only the converted locks held (none in
+ * the converted build, where they leave the count alone); the caller's RCU
+ * nesting, so that a plain rcu_read_lock() reader may take it
+ * (rt_spin_lock()'s RTLOCK_RESCHED_OFFSETS).
  */
 #define PV_SPIN_RESCHED_OFFSETS						\
-	(rcu_preempt_depth() << MIGHT_RESCHED_RCU_SHIFT)
+	(PV_SPIN_HELD_OFFSET +						\
+	 (rcu_preempt_depth() << MIGHT_RESCHED_RCU_SHIFT))
 
 #ifdef CONFIG_PV_SPINLOCK
 
@@ -192,6 +213,7 @@ static __always_inline void pv_spin_lock(struct pv_spinlock *l)
 {
 	pv_spin_might_sleep();
 	spin_lock(&l->lock);
+	pv_spin_held_inc();
 }
 
 static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
@@ -200,14 +222,45 @@ static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
 {
 	pv_spin_might_sleep();
 	spin_lock_nested(&l->lock, subclass);
+	pv_spin_held_inc();
 }
 
-/* Fails rather than waits: no context check, as for spin_trylock(). */
-#define pv_spin_trylock(l)	spin_trylock(&(l)->lock)
+/*
+ * Fails rather than waits, so no atomic-context check.  The converted
+ * build refuses (warns and fails) a trylock outside task context, since an
+ * owner must be a task that priority inheritance can boost; with
+ * CONFIG_DEBUG_ATOMIC_SLEEP this build does the same, so that such a
+ * caller is found without the conversion.  lockdep cannot see it: it
+ * checks no wait context for a trylock.
+ */
+#ifdef CONFIG_PREEMPT_RT
+/* spinlock_t is an rtlock: rt_spin_trylock()'s own rules. */
+#define __pv_spin_trylock(l)	rt_spin_trylock(&(l)->lock)
+#else
+static __always_inline int __pv_spin_trylock(struct pv_spinlock *l)
+{
+	if (IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) && WARN_ON_ONCE(!in_task()))
+		return 0;
+	/* spin_trylock() without its __cond_lock(): pv_spin_trylock()'s */
+	if (!_raw_spin_trylock(&l->lock.rlock))
+		return 0;
+	pv_spin_held_inc();
+	return 1;
+}
+#endif
+
+/**
+ * pv_spin_trylock - take a converted spinlock if it is free
+ * @l: the lock
+ *
+ * Return: 1 if the lock was taken, 0 otherwise.
+ */
+#define pv_spin_trylock(l)	__cond_lock(l, __pv_spin_trylock(l))
 
 static __always_inline void pv_spin_unlock(struct pv_spinlock *l)
 	__releases(l)
 {
+	pv_spin_held_dec();
 	spin_unlock(&l->lock);
 }
 

@@ -40,6 +40,7 @@
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 
@@ -302,6 +303,39 @@ static void pvs_might_sleep_contexts(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported with interrupts disabled");
 }
 
+/*
+ * Converted locks nest in one another: without CONFIG_PV_SPINLOCK the outer
+ * one is a spinlock_t that raises the preemption count, yet the inner one
+ * is not reported (a real acquisition, whose report would be a splat),
+ * while a spinlock_t taken inside still makes the context atomic.
+ */
+static void pvs_might_sleep_nested(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+	bool outer, inner, spin;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) ||
+	    !IS_ENABLED(CONFIG_PREEMPT_RCU))
+		kunit_skip(test, "needs DEBUG_ATOMIC_SLEEP and PREEMPT_RCU");
+
+	pv_spin_lock(&pvs_static);
+	outer = pvs_resched_reports(pvs_offsets());
+	pv_spin_lock(&ctx->dyn);
+	inner = pvs_resched_reports(pvs_offsets());
+	spin_lock(&ctx->spin);
+	spin = pvs_resched_reports(pvs_offsets());
+	spin_unlock(&ctx->spin);
+	pv_spin_unlock(&ctx->dyn);
+	pv_spin_unlock(&pvs_static);
+
+	KUNIT_EXPECT_FALSE_MSG(test, outer, "reported inside a converted lock");
+	KUNIT_EXPECT_FALSE_MSG(test, inner, "reported inside two converted locks");
+	KUNIT_EXPECT_TRUE_MSG(test, spin,
+			      "not reported inside a spinlock_t in a converted lock");
+	KUNIT_EXPECT_FALSE_MSG(test, pvs_resched_reports(pvs_offsets()),
+			       "converted locks still counted after release");
+}
+
 static struct kunit_case pv_spinlock_cases[] = {
 	KUNIT_CASE(pvs_lockdep_in_spinlock),
 	KUNIT_CASE(pvs_lockdep_in_rwlock),
@@ -317,6 +351,7 @@ static struct kunit_case pv_spinlock_cases[] = {
 
 static struct kunit_case pv_spinlock_might_sleep_cases[] = {
 	KUNIT_CASE(pvs_might_sleep_contexts),
+	KUNIT_CASE(pvs_might_sleep_nested),
 	{}
 };
 
@@ -400,8 +435,57 @@ static void pvs_api(struct kunit *test)
 			      "trylock of a free lock failed");
 }
 
+struct pvs_softirq {
+	struct timer_list	timer;
+	struct pv_spinlock	lock;	/* taken nowhere else */
+	bool			taken;
+	struct completion	done;
+};
+
+static void pvs_softirq_trylock_fn(struct timer_list *t)
+{
+	struct pvs_softirq *s = from_timer(s, t, timer);
+
+	if (pv_spin_trylock(&s->lock)) {
+		s->taken = true;
+		pv_spin_unlock(&s->lock);
+	}
+	complete(&s->done);
+}
+
+/*
+ * pv_spin_trylock() from softirq context (a timer_list callback) warns and
+ * fails: in the converted build an owner must be a task, and with
+ * CONFIG_DEBUG_ATOMIC_SLEEP the spinlock_t build refuses it the same way.
+ */
+static void pvs_trylock_softirq(struct kunit *test)
+{
+	struct pvs_softirq *s;
+	unsigned long left;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: rt_spin_trylock()'s rules apply");
+	if (!IS_ENABLED(CONFIG_PV_SPINLOCK) &&
+	    !IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
+		kunit_skip(test, "needs PV_SPINLOCK or DEBUG_ATOMIC_SLEEP");
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	pv_spin_lock_init(&s->lock);
+	init_completion(&s->done);
+	timer_setup(&s->timer, pvs_softirq_trylock_fn, 0);
+	kunit_info(test, "expect a warning: pv_spin_trylock() in softirq\n");
+	mod_timer(&s->timer, jiffies + 1);
+	left = wait_for_completion_timeout(&s->done, 5 * HZ);
+	kunit_info(test, "end of expected warning\n");
+	timer_delete_sync(&s->timer);
+	KUNIT_ASSERT_NE_MSG(test, left, 0, "the timer did not run");
+	KUNIT_EXPECT_FALSE_MSG(test, s->taken,
+			       "pv_spin_trylock() succeeded in softirq context");
+}
+
 static struct kunit_case pv_spinlock_api_cases[] = {
 	KUNIT_CASE(pvs_api),
+	KUNIT_CASE(pvs_trylock_softirq),
 	{}
 };
 

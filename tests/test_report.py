@@ -178,6 +178,13 @@ def test_ikt_bench_counts_every_sample():
     assert bench_ikt.context_problems(rows["hard"]) == []
     assert bench_ikt.context_problems(rows["timer"]) == [
         "rt-hog/timer: ktimers: its priority changed during the run (FIFO 1-70)"]
+    # IKT's timer callbacks must all run in ktimers; mainline's may run in
+    # whichever task enables bottom halves: informative, not a problem.
+    mixed = dict(rows["timer"], threaded=None, threaded_n=183, prio_max=1)
+    assert bench_ikt.context_problems(mixed) == [
+        "rt-hog/timer: ktimers: 183 of 1000 samples ran in a thread, expected all"]
+    assert bench_ikt.context_problems(dict(mixed, handler="timer: ksoftirqd")) == []
+    assert bench_ikt.prio(dict(mixed, prio=0, prio_max=50)) == "0-50"
     # Pooled with a clean run, the row stays mixed and keeps its problems.
     (p,) = bench_ikt.pool([dict(rows["thread"], hist={1: 1000}, problems=["x"]),
                            dict(rows["thread"], threaded=True, threaded_n=1000,

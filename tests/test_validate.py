@@ -269,3 +269,47 @@ def test_validate_full_takes_no_ikt_row_that_was_not_threaded(tmp_path, monkeypa
     head = {h[0]: h for h in report.headline(rows)}
     assert head["interrupt response max under hackbench: IKT thread / threadirqs"][3] == \
         "not enough valid runs: IKT thread 0 of 1"
+
+
+@pytest.mark.parametrize("argv,base", [(["--full"], "x86_64_defconfig"),
+                                       (["--full", "--base", "allnoconfig"], None),
+                                       ([], None), (["--base", "defconfig"], "x86_64_defconfig")])
+def test_full_builds_from_defconfig(tmp_path, monkeypatch, argv, base):
+    """--full measures product-like kernels (x86_64_defconfig plus the
+    variant's fragments) unless --base or --kernel-config says otherwise."""
+    _no_build(monkeypatch, tmp_path)
+    seen = []
+
+    class Built(Exception):
+        pass
+
+    def build_variant(top, tree, var, *a, **k):
+        seen.append(var.base_target)
+        raise Built
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    with pytest.raises(Built):
+        validate.main(argv + ["--variants", "stock", "--no-devices"])
+    assert seen == [base]
+
+
+def test_full_with_a_kernel_config_keeps_it(tmp_path, monkeypatch):
+    _no_build(monkeypatch, tmp_path)
+    cfg = tmp_path / "my.config"
+    cfg.write_text("CONFIG_X=y\n")
+    seen = []
+
+    class Built(Exception):
+        pass
+
+    def build_variant(top, tree, var, *a, **k):
+        seen.append((var.base_target, var.base_config))
+        raise Built
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    with pytest.raises(Built):
+        validate.main(["--full", "--kernel-config", str(cfg), "--variants", "stock",
+                       "--no-devices"])
+    assert seen == [(None, str(cfg))]
+    with pytest.raises(SystemExit):
+        validate.main(["--base", "defconfig", "--kernel-config", str(cfg)])

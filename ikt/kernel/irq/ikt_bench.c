@@ -46,8 +46,9 @@
 #include <linux/irq.h>
 #include <linux/irq_sim.h>
 #include <linux/irqdomain.h>
-#include <linux/moduleparam.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pid.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>

@@ -158,19 +158,29 @@ def context(r):
 
 
 def prio(r):
-    """The SCHED_FIFO priority a threaded row ran at: p, or lo-hi if it changed."""
-    if not r.get("threaded"):
+    """The rt_priority a threaded (or mixed) row ran at: p, or lo-hi if it
+    changed between samples."""
+    if r.get("threaded") is False or r.get("prio") is None:
         return "-"
     hi = r.get("prio_max", r["prio"])
     return f"{r['prio']}" if hi == r["prio"] else f"{r['prio']}-{hi}"
 
 
+# Rows whose context is the mechanism's contract.  Not the ksoftirqd rows:
+# with threadirqs a task's local_bh_enable() runs pending softirqs, the
+# TIMER one included, so mainline's timer callbacks run in ksoftirqd or in
+# whichever task enables bottom halves first (their ctx column says how
+# often); under IKT the tick's TIMER softirq is raised for ktimers alone.
+CONTRACT = ("hard", "IKT thread", "threadirqs", "threadirqs + chrt", IKT_TIMERS)
+
+
 def context_problems(r):
     """Why a row with samples does not measure what its name says: a hard
-    handler that ran in a thread, a threaded one (or timer callbacks outside
-    a softirq thread) for some samples, or a priority that changed during
-    the run.  Counted over every sample the module took."""
-    if not r.get("samples"):
+    handler that ran in a thread, a threaded one for some samples in hard
+    interrupt context, IKT's timer callbacks outside a softirq thread, or a
+    priority that changed during the run.  Counted over every sample the
+    module took."""
+    if not r.get("samples") or r["handler"] not in CONTRACT:
         return []
     want = r["handler"] != "hard"
     out = []

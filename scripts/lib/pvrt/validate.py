@@ -565,10 +565,11 @@ def main(argv=None):
                     help=f"the main load (default {DEFAULT_LOAD})")
     ap.add_argument("--jobs", type=int, default=2,
                     help="boots side by side (default 2; icount figures do not depend on it)")
-    ap.add_argument("--base", choices=["allnoconfig", "defconfig"], default="allnoconfig",
-                    help="what the latency variants start from: allnoconfig (default) or"
-                         " x86_64_defconfig, so that THP, swap, cgroups and netfilter paths"
-                         " are in the kernels measured (the variant's fragments on top)")
+    ap.add_argument("--base", choices=["allnoconfig", "defconfig"],
+                    help="what the latency variants start from: allnoconfig (the default"
+                         " without --full) or x86_64_defconfig (the default with --full), so"
+                         " that THP, swap, cgroups and netfilter paths are in the kernels"
+                         " measured (the variant's fragments on top)")
     ap.add_argument("--kernel-config", metavar="PATH",
                     help="build every variant from this .config (plus the variant's fragments)"
                          " instead of allnoconfig")
@@ -610,8 +611,11 @@ def main(argv=None):
         ap.error("--jobs must be 1..8")
     if args.kernel_config and not os.path.isfile(args.kernel_config):
         ap.error(f"--kernel-config {args.kernel_config}: no such file")
-    if args.kernel_config and args.base != "allnoconfig":
+    if args.kernel_config and args.base:
         ap.error("--base and --kernel-config both say what the kernels start from: give one")
+    # The full report measures product-like kernels unless told otherwise.
+    args.base = args.base or ("defconfig" if args.full and not args.kernel_config
+                              else "allnoconfig")
     args.base_target = "x86_64_defconfig" if args.base == "defconfig" else None
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     for v in args.variants:

@@ -300,7 +300,8 @@ def test_each_boot_gets_its_kernel_parameters(stage, want, unwanted, tmp_path, m
     monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (1, 0))
     c = check.Check(argparse.Namespace(only=None))
     getattr(c, stage)()
-    assert len(fake.appends) == 1
+    # the debug KUnit stage boots the unconverted debug kernel second
+    assert len(fake.appends) == (2 if stage == "st_debug_kunit" else 1)
     assert all(w in fake.appends[0] for w in want) and unwanted not in fake.appends[0]
 
 
@@ -570,16 +571,35 @@ def test_the_debug_kunit_boot_judges_its_console(text, failing, tmp_path, monkey
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     monkeypatch.setenv("PVRT_TOP", top)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
-    monkeypatch.setattr(check.boot, "boot", _FakeBoot(text))
+    monkeypatch.setattr(check.boot, "boot",
+                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + text))
     monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
     monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (88, 0))
     c = check.Check(argparse.Namespace(only=None))
     c.st_debug_kunit()
     out = capsys.readouterr().out
     assert "ok  KUnit on x86_64 with lockdep, KASAN, UBSAN: 88 passed, 0 failed" in out
-    assert c.res.failed == (1 if failing else 0)
+    assert "ok  lockdep's selftests pass without PV_SPINLOCK" in out
+    # both boots (the debug kernel, the unconverted one) are judged
+    assert c.res.failed == (2 if failing else 0)
     if failing:
         assert f"FAIL  KUnit on x86_64 with lockdep, KASAN, UBSAN: {failing}" in out
+        assert f"FAIL  KUnit on x86_64 without PV_SPINLOCK, with lockdep: {failing}" in out
+
+
+def test_the_unconverted_debug_boot_needs_lockdeps_selftests(tmp_path, monkeypatch, capsys):
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot(
+        "[ 0.5] BUG:   1 unexpected failures (out of 345) - debugging disabled! |\n"))
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (9, 0))
+    c = check.Check(argparse.Namespace(only=None))
+    c.noconv_debug_kunit()
+    out = capsys.readouterr().out
+    assert "FAIL  lockdep's selftests pass without PV_SPINLOCK" in out
+    assert "FAIL  KUnit on x86_64 without PV_SPINLOCK, with lockdep: console free" in out
 
 
 def test_check_writes_every_case_as_junit(tmp_path, monkeypatch):

@@ -37,12 +37,23 @@
  * while holding a spinlock_t: lockdep (the mutex's wait type) and
  * might_sleep() (the RCU read-side section) see it.
  *
- * Migration: the holder of a spinlock_t cannot migrate, so code under it
- * may use smp_processor_id() and __this_cpu_*() on the current CPU.  A
- * conversion keeps every line of the section; pv_spin_lock() disables
- * migration as rt_spin_lock() does, so that such a use stays correct
- * without a per-conversion audit for per-CPU data.  It costs a per-task
+ * Migration: the holder of a spinlock_t cannot migrate, and pv_spin_lock()
+ * disables migration as rt_spin_lock() does, so the CPU a section reads
+ * with smp_processor_id() stays its CPU until pv_spin_unlock().  That is
+ * all it keeps: the holder can be preempted, so another task on the same
+ * CPU can run inside the section, and a __this_cpu_*() read-modify-write
+ * or a per-CPU list that relied on preemption being off is no longer
+ * protected.  A conversion rule therefore: no section of a converted lock
+ * may rely on preemption being disabled for per-CPU data (PREEMPT_RT makes
+ * the same demand of every spinlock_t section).  It costs a per-task
  * counter, and a preempted holder waits for its own CPU.
+ *
+ * Gap without PREEMPT_RCU: there rcu_read_lock() disables preemption, so
+ * CONFIG_DEBUG_ATOMIC_SLEEP cannot tell a plain RCU reader from another
+ * atomic section by the preemption count, and pv_spin_lock() makes no
+ * atomic-context check at all; only lockdep's wait-type check
+ * (PROVE_LOCKING) reports a misplaced acquisition in such a kernel.
+ * CONFIG_PV_SPINLOCK itself depends on PREEMPT_RCU.
  *
  * Misuse: pv_spin_unlock() of a lock the caller does not hold warns and
  * changes nothing in the converted build; without it, it is spin_unlock(),
@@ -57,6 +68,7 @@
 #include <linux/lockdep.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
@@ -70,13 +82,34 @@
 #endif
 
 /*
+ * Without CONFIG_PV_SPINLOCK (and PREEMPT_RT) a converted lock is a
+ * spinlock_t: each one the task holds adds PREEMPT_LOCK_OFFSET to the
+ * preemption count, which a converted lock taken inside it must not count
+ * as an atomic section.  With CONFIG_DEBUG_ATOMIC_SLEEP the task counts
+ * them (task_struct::pv_spin_held), and the context check allows that many
+ * PREEMPT_LOCK_OFFSETs, as __might_resched()'s offsets allow the lock a
+ * cond_resched_lock() caller holds.
+ */
+#if defined(CONFIG_DEBUG_ATOMIC_SLEEP) && !defined(CONFIG_RTLOCK)
+# define pv_spin_held_inc()	(current->pv_spin_held++)
+# define pv_spin_held_dec()	(current->pv_spin_held--)
+# define PV_SPIN_HELD_OFFSET	(current->pv_spin_held * PREEMPT_LOCK_OFFSET)
+#else
+# define pv_spin_held_inc()	do { } while (0)
+# define pv_spin_held_dec()	do { } while (0)
+# define PV_SPIN_HELD_OFFSET	0
+#endif
+
+/*
  * The offsets a converted lock passes to __might_resched() when it is
- * taken: none for the preemption count, the caller's RCU nesting, so that
- * a plain rcu_read_lock() reader may take it (rt_spin_lock()'s
- * RTLOCK_RESCHED_OFFSETS).
+ * taken: for the preemption count, only the converted locks held (none in
+ * the converted build, where they leave the count alone); the caller's RCU
+ * nesting, so that a plain rcu_read_lock() reader may take it
+ * (rt_spin_lock()'s RTLOCK_RESCHED_OFFSETS).
  */
 #define PV_SPIN_RESCHED_OFFSETS						\
-	(rcu_preempt_depth() << MIGHT_RESCHED_RCU_SHIFT)
+	(PV_SPIN_HELD_OFFSET +						\
+	 (rcu_preempt_depth() << MIGHT_RESCHED_RCU_SHIFT))
 
 #ifdef CONFIG_PV_SPINLOCK
 
@@ -164,8 +197,8 @@ do {									\
  * lock could not sleep, as rt_spin_lock()'s rtlock_might_resched() does:
  * no task state check (an rtlock preserves it), RCU nesting allowed.
  * Without PREEMPT_RCU an RCU reader disables preemption and looks like any
- * other atomic section; no converted build exists there, and lockdep
- * keeps the check.
+ * other atomic section: no check is made (the gap described at the top),
+ * and only lockdep's wait-type check remains.
  */
 #define pv_spin_might_sleep()						\
 do {									\
@@ -180,6 +213,7 @@ static __always_inline void pv_spin_lock(struct pv_spinlock *l)
 {
 	pv_spin_might_sleep();
 	spin_lock(&l->lock);
+	pv_spin_held_inc();
 }
 
 static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
@@ -188,14 +222,45 @@ static __always_inline void pv_spin_lock_nested(struct pv_spinlock *l,
 {
 	pv_spin_might_sleep();
 	spin_lock_nested(&l->lock, subclass);
+	pv_spin_held_inc();
 }
 
-/* Fails rather than waits: no context check, as for spin_trylock(). */
-#define pv_spin_trylock(l)	spin_trylock(&(l)->lock)
+/*
+ * Fails rather than waits, so no atomic-context check.  The converted
+ * build refuses (warns and fails) a trylock outside task context, since an
+ * owner must be a task that priority inheritance can boost; with
+ * CONFIG_DEBUG_ATOMIC_SLEEP this build does the same, so that such a
+ * caller is found without the conversion.  lockdep cannot see it: it
+ * checks no wait context for a trylock.
+ */
+#ifdef CONFIG_PREEMPT_RT
+/* spinlock_t is an rtlock: rt_spin_trylock()'s own rules. */
+#define __pv_spin_trylock(l)	rt_spin_trylock(&(l)->lock)
+#else
+static __always_inline int __pv_spin_trylock(struct pv_spinlock *l)
+{
+	if (IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) && WARN_ON_ONCE(!in_task()))
+		return 0;
+	/* spin_trylock() without its __cond_lock(): pv_spin_trylock()'s */
+	if (!_raw_spin_trylock(&l->lock.rlock))
+		return 0;
+	pv_spin_held_inc();
+	return 1;
+}
+#endif
+
+/**
+ * pv_spin_trylock - take a converted spinlock if it is free
+ * @l: the lock
+ *
+ * Return: 1 if the lock was taken, 0 otherwise.
+ */
+#define pv_spin_trylock(l)	__cond_lock(l, __pv_spin_trylock(l))
 
 static __always_inline void pv_spin_unlock(struct pv_spinlock *l)
 	__releases(l)
 {
+	pv_spin_held_dec();
 	spin_unlock(&l->lock);
 }
 

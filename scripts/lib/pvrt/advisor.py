@@ -86,7 +86,7 @@ P_CONFIDENCE = 0.95
 LOCK_STAT_NAME_MAX = 38      # lock_stats_show()'s namelen
 
 KIND = {"spin": "raw_spinlock_t", "config": "spinlock_t", "sleep": "sleeping lock",
-        "free": "wait-free", "inv": "unchecked"}
+        "spinsleep": "converted spinlock", "free": "wait-free", "inv": "unchecked"}
 
 
 def parse_lock_stat(lines):

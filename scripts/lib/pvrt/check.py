@@ -467,6 +467,34 @@ class Check:
             for f in self.lint("kunit-debug", out, self.lint_left, self.changed_lines(),
                                " (debug kernel)"):
                 print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
+        self.noconv_debug_kunit()
+
+    def noconv_debug_kunit(self):
+        """The rules of a converted lock where it is a spinlock_t
+        (variants/noconv-debug: CONFIG_PV_SPINLOCK off, lockdep with raw lock
+        nesting, DEBUG_ATOMIC_SLEEP): the pv_spinlock KUnit suites and
+        lockdep's boot selftests, whose wait-context table has a pv_spinlock
+        column.  A small allnoconfig kernel, booted -smp 2."""
+        var = build.Variant("noconv-debug", self.top)
+        out = os.path.join(self.bdir, "out", var.name)
+        build.build_variant(self.top, self.tree, var, out,
+                            log=lambda m: print("  " + m, flush=True))
+        log_path = os.path.join(self.logs, "kunit-noconv-debug.log")
+        print(f"  $ scripts/boot (-smp 2, {var.name}, the suites built in run at boot)",
+              flush=True)
+        res = boot.boot(build.kernel_image(out), "true", log_path,
+                        modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
+                        append=" ".join(var.cmdline))
+        self.res.case("kunit-debug", "unconverted debug kernel boots, runs its suites and"
+                      " powers off", res.booted and res.rc == 0 and not res.timed_out,
+                      "; ".join(res.problems()) or f"rc={res.rc}")
+        name = "KUnit on x86_64 without PV_SPINLOCK, with lockdep"
+        self.kunit_counted("kunit-debug", name, log_path)
+        self.console_cases("kunit-debug", name, res.text, log_path)
+        good = re.search(r"Good, all +\d+ testcases passed", res.text)
+        self.res.case("kunit-debug", "lockdep's selftests pass without PV_SPINLOCK"
+                      " (wait contexts with the pv_spinlock column)", bool(good),
+                      f"no 'Good, all N testcases passed' line (console: {log_path})")
 
     def st_rt_kunit(self):
         """The series' KUnit suites on PREEMPT_RT (variants/project-rt), where

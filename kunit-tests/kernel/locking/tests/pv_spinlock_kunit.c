@@ -26,16 +26,21 @@
 
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
 #include <linux/irqflags.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/local_lock.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/pv_spinlock.h>
 #include <linux/rcupdate.h>
-#include <linux/rwlock.h>
+#include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 
 #ifdef CONFIG_DEBUG_LOCK_ALLOC
 
@@ -53,8 +58,17 @@ struct pvs_ctx {
 
 static int pvs_init(struct kunit *test)
 {
-	struct pvs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct pvs_ctx *ctx;
 
+	/*
+	 * On PREEMPT_RT spinlock_t is an rtlock: a converted lock is
+	 * LD_WAIT_CONFIG like every spinlock_t there, spin_lock() leaves the
+	 * preemption count alone, and rt_spin_lock()'s own checks apply.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: rt_spin_lock()'s rules apply");
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	pv_spin_lock_init(&ctx->dyn);
 	spin_lock_init(&ctx->spin);
@@ -71,6 +85,14 @@ static void pvs_exit(struct kunit *test)
 	struct pvs_ctx *ctx = test->priv;
 
 	mutex_destroy(&ctx->mutex);
+}
+
+/* The wait-context check is CONFIG_PROVE_LOCKING's. */
+static int pvs_lockdep_init(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "needs CONFIG_PROVE_LOCKING");
+	return pvs_init(test);
 }
 
 /* A pv_spinlock's lockdep map: the same in both builds. */
@@ -229,8 +251,9 @@ static void pvs_might_sleep_contexts(struct kunit *test)
 	struct pvs_ctx *ctx = test->priv;
 	bool r;
 
-	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT) || !IS_ENABLED(CONFIG_PREEMPT_RCU))
-		kunit_skip(test, "needs PREEMPT_COUNT and PREEMPT_RCU");
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) ||
+	    !IS_ENABLED(CONFIG_PREEMPT_RCU))
+		kunit_skip(test, "needs DEBUG_ATOMIC_SLEEP and PREEMPT_RCU");
 
 	KUNIT_EXPECT_FALSE(test, pvs_resched_reports(pvs_offsets()));
 
@@ -280,6 +303,39 @@ static void pvs_might_sleep_contexts(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, r, "not reported with interrupts disabled");
 }
 
+/*
+ * Converted locks nest in one another: without CONFIG_PV_SPINLOCK the outer
+ * one is a spinlock_t that raises the preemption count, yet the inner one
+ * is not reported (a real acquisition, whose report would be a splat),
+ * while a spinlock_t taken inside still makes the context atomic.
+ */
+static void pvs_might_sleep_nested(struct kunit *test)
+{
+	struct pvs_ctx *ctx = test->priv;
+	bool outer, inner, spin;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) ||
+	    !IS_ENABLED(CONFIG_PREEMPT_RCU))
+		kunit_skip(test, "needs DEBUG_ATOMIC_SLEEP and PREEMPT_RCU");
+
+	pv_spin_lock(&pvs_static);
+	outer = pvs_resched_reports(pvs_offsets());
+	pv_spin_lock(&ctx->dyn);
+	inner = pvs_resched_reports(pvs_offsets());
+	spin_lock(&ctx->spin);
+	spin = pvs_resched_reports(pvs_offsets());
+	spin_unlock(&ctx->spin);
+	pv_spin_unlock(&ctx->dyn);
+	pv_spin_unlock(&pvs_static);
+
+	KUNIT_EXPECT_FALSE_MSG(test, outer, "reported inside a converted lock");
+	KUNIT_EXPECT_FALSE_MSG(test, inner, "reported inside two converted locks");
+	KUNIT_EXPECT_TRUE_MSG(test, spin,
+			      "not reported inside a spinlock_t in a converted lock");
+	KUNIT_EXPECT_FALSE_MSG(test, pvs_resched_reports(pvs_offsets()),
+			       "converted locks still counted after release");
+}
+
 static struct kunit_case pv_spinlock_cases[] = {
 	KUNIT_CASE(pvs_lockdep_in_spinlock),
 	KUNIT_CASE(pvs_lockdep_in_rwlock),
@@ -290,7 +346,12 @@ static struct kunit_case pv_spinlock_cases[] = {
 	KUNIT_CASE(pvs_lockdep_in_irq_context),
 	KUNIT_CASE(pvs_lockdep_in_rcu_allowed),
 	KUNIT_CASE(pvs_lockdep_inside),
+	{}
+};
+
+static struct kunit_case pv_spinlock_might_sleep_cases[] = {
 	KUNIT_CASE(pvs_might_sleep_contexts),
+	KUNIT_CASE(pvs_might_sleep_nested),
 	{}
 };
 
@@ -301,7 +362,12 @@ static void pvs_needs_lockdep(struct kunit *test)
 	kunit_skip(test, "needs CONFIG_DEBUG_LOCK_ALLOC");
 }
 
-static int pvs_init(struct kunit *test) { return 0; }
+static int pvs_init(struct kunit *test)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: rt_spin_lock()'s rules apply");
+	return 0;
+}
 static void pvs_exit(struct kunit *test) { }
 
 static struct kunit_case pv_spinlock_cases[] = {
@@ -309,15 +375,312 @@ static struct kunit_case pv_spinlock_cases[] = {
 	{}
 };
 
+#define pvs_lockdep_init		pvs_init
+#define pv_spinlock_might_sleep_cases	pv_spinlock_cases
+
 #endif /* CONFIG_DEBUG_LOCK_ALLOC */
 
 static struct kunit_suite pv_spinlock_suite = {
 	.name = "pv_spinlock",
-	.init = pvs_init,
+	.init = pvs_lockdep_init,
 	.exit = pvs_exit,
 	.test_cases = pv_spinlock_cases,
 };
-kunit_test_suite(pv_spinlock_suite);
+
+static struct kunit_suite pv_spinlock_might_sleep_suite = {
+	.name = "pv_spinlock_might_sleep",
+	.init = pvs_init,
+	.exit = pvs_exit,
+	.test_cases = pv_spinlock_might_sleep_cases,
+};
+
+/*
+ * The operations, in every build (PREEMPT_RT and !DEBUG_LOCK_ALLOC
+ * included, so that such a build compiles each of them): a held lock
+ * cannot be taken again with pv_spin_trylock(), a released one can, and
+ * lockdep (when built) sees the holder.
+ */
+static DEFINE_PV_SPINLOCK(pvs_api_static);
+
+/*
+ * pv_spin_trylock(), released again at once: did it take @l?  The answer
+ * goes through memory: sparse follows the lock context of a trylock's
+ * branch only when no value merges after it.
+ */
+static void pvs_trylock_unlock(struct pv_spinlock *l, bool *taken)
+{
+	*taken = false;
+	if (pv_spin_trylock(l)) {
+		pv_spin_lock_assert_held(l);
+		*taken = true;
+		pv_spin_unlock(l);
+	}
+}
+
+static void pvs_api(struct kunit *test)
+{
+	struct pv_spinlock *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	bool taken;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	pv_spin_lock_init(l);
+
+	pv_spin_lock(l);
+	pv_spin_lock_assert_held(l);
+	pvs_trylock_unlock(l, &taken);
+	pv_spin_unlock(l);
+	KUNIT_EXPECT_FALSE_MSG(test, taken, "trylock of a held lock succeeded");
+
+	pv_spin_lock_nested(&pvs_api_static, 0);
+	pv_spin_lock_assert_held(&pvs_api_static);
+	pv_spin_unlock(&pvs_api_static);
+
+	pvs_trylock_unlock(l, &taken);
+	KUNIT_EXPECT_TRUE_MSG(test, taken, "trylock of a free lock failed");
+}
+
+struct pvs_softirq {
+	struct timer_list	timer;
+	struct pv_spinlock	lock;	/* taken nowhere else */
+	bool			taken;
+	struct completion	done;
+};
+
+static void pvs_softirq_trylock_fn(struct timer_list *t)
+{
+	struct pvs_softirq *s = from_timer(s, t, timer);
+
+	if (pv_spin_trylock(&s->lock)) {
+		s->taken = true;
+		pv_spin_unlock(&s->lock);
+	}
+	complete(&s->done);
+}
+
+/*
+ * pv_spin_trylock() from softirq context (a timer_list callback) warns and
+ * fails: in the converted build an owner must be a task, and with
+ * CONFIG_DEBUG_ATOMIC_SLEEP the spinlock_t build refuses it the same way.
+ */
+static void pvs_trylock_softirq(struct kunit *test)
+{
+	struct pvs_softirq *s;
+	unsigned long left;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: rt_spin_trylock()'s rules apply");
+	if (!IS_ENABLED(CONFIG_PV_SPINLOCK) &&
+	    !IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
+		kunit_skip(test, "needs PV_SPINLOCK or DEBUG_ATOMIC_SLEEP");
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	pv_spin_lock_init(&s->lock);
+	init_completion(&s->done);
+	timer_setup(&s->timer, pvs_softirq_trylock_fn, 0);
+	kunit_info(test, "expect a warning: pv_spin_trylock() in softirq\n");
+	mod_timer(&s->timer, jiffies + 1);
+	left = wait_for_completion_timeout(&s->done, 5 * HZ);
+	kunit_info(test, "end of expected warning\n");
+	timer_delete_sync(&s->timer);
+	KUNIT_ASSERT_NE_MSG(test, left, 0, "the timer did not run");
+	KUNIT_EXPECT_FALSE_MSG(test, s->taken,
+			       "pv_spin_trylock() succeeded in softirq context");
+}
+
+static struct kunit_case pv_spinlock_api_cases[] = {
+	KUNIT_CASE(pvs_api),
+	KUNIT_CASE(pvs_trylock_softirq),
+	{}
+};
+
+static struct kunit_suite pv_spinlock_api_suite = {
+	.name = "pv_spinlock_api",
+	.test_cases = pv_spinlock_api_cases,
+};
+
+/*
+ * The rtlock wait, with CONFIG_PV_SPINLOCK (or on PREEMPT_RT, where the
+ * lock is a spinlock_t, that is an rtlock): a holder and a waiter, each a
+ * kthread bound to its own CPU, driven by completions; a thread polls
+ * only the state it waits for, with a deadline.
+ */
+struct pvs_rt {
+	struct pv_spinlock	lock;
+	struct completion	held;		/* the holder has the lock */
+	struct completion	holder_done;
+	struct completion	waiter_done;
+	struct task_struct	*waiter;
+	bool			wake;		/* holder wakes the waiter */
+	bool			timed_out;	/* a poll hit its deadline */
+	unsigned int		state;		/* waiter's state after lock */
+	int			want_prio;	/* the waiter's priority */
+	int			prio;		/* holder's, while waited for */
+};
+
+#define PVS_RT_DEADLINE	(5 * HZ)
+
+/* Holder: waits until the waiter blocks on the lock, maybe wakes it. */
+static int pvs_state_holder(void *arg)
+{
+	struct pvs_rt *rt = arg;
+	unsigned long deadline = jiffies + PVS_RT_DEADLINE;
+
+	pv_spin_lock(&rt->lock);
+	complete(&rt->held);
+	while (READ_ONCE(rt->waiter->__state) != TASK_RTLOCK_WAIT) {
+		if (time_after(jiffies, deadline)) {
+			rt->timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+	if (rt->wake)
+		wake_up_process(rt->waiter);
+	pv_spin_unlock(&rt->lock);
+	complete(&rt->holder_done);
+	return 0;
+}
+
+/* Waiter: takes the lock between set_current_state() and schedule(). */
+static int pvs_state_waiter(void *arg)
+{
+	struct pvs_rt *rt = arg;
+
+	wait_for_completion(&rt->held);
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	pv_spin_lock(&rt->lock);
+	rt->state = READ_ONCE(current->__state);
+	pv_spin_unlock(&rt->lock);
+	__set_current_state(TASK_RUNNING);
+	complete(&rt->waiter_done);
+	return 0;
+}
+
+/* Holder: spins on its own priority until the waiter's boosts it. */
+static int pvs_pi_holder(void *arg)
+{
+	struct pvs_rt *rt = arg;
+	unsigned long deadline = jiffies + PVS_RT_DEADLINE;
+
+	pv_spin_lock(&rt->lock);
+	complete(&rt->held);
+	while (READ_ONCE(current->prio) != rt->want_prio) {
+		if (time_after(jiffies, deadline)) {
+			rt->timed_out = true;
+			break;
+		}
+		cpu_relax();
+	}
+	rt->prio = READ_ONCE(current->prio);
+	pv_spin_unlock(&rt->lock);
+	complete(&rt->holder_done);
+	return 0;
+}
+
+static int pvs_pi_waiter(void *arg)
+{
+	struct pvs_rt *rt = arg;
+
+	wait_for_completion(&rt->held);
+	pv_spin_lock(&rt->lock);
+	pv_spin_unlock(&rt->lock);
+	complete(&rt->waiter_done);
+	return 0;
+}
+
+static struct pvs_rt *pvs_rt_alloc(struct kunit *test)
+{
+	struct pvs_rt *rt;
+
+	if (!IS_ENABLED(CONFIG_PV_SPINLOCK) && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "needs CONFIG_PV_SPINLOCK or PREEMPT_RT");
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	rt = kunit_kzalloc(test, sizeof(*rt), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rt);
+	pv_spin_lock_init(&rt->lock);
+	init_completion(&rt->held);
+	init_completion(&rt->holder_done);
+	init_completion(&rt->waiter_done);
+	return rt;
+}
+
+/*
+ * Start the waiter on one CPU (at SCHED_FIFO if @fifo) and the holder on
+ * another, and wait until both are done.
+ */
+static void pvs_rt_run(struct kunit *test, struct pvs_rt *rt,
+		       int (*holder)(void *), int (*waiter)(void *),
+		       bool fifo)
+{
+	unsigned int c0 = cpumask_first(cpu_online_mask);
+	unsigned int c1 = cpumask_next(c0, cpu_online_mask);
+	struct task_struct *h, *w;
+
+	w = kthread_create_on_cpu(waiter, rt, c1, "pvs_waiter/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	if (fifo)
+		sched_set_fifo(w);
+	rt->waiter = w;
+	rt->want_prio = w->prio;
+	h = kthread_create_on_cpu(holder, rt, c0, "pvs_holder/%u");
+	if (IS_ERR(h)) {
+		kthread_stop(w);
+		KUNIT_FAIL(test, "no holder thread: %pe", h);
+		return;
+	}
+	wake_up_process(w);
+	wake_up_process(h);
+	wait_for_completion(&rt->holder_done);
+	wait_for_completion(&rt->waiter_done);
+	KUNIT_EXPECT_FALSE_MSG(test, rt->timed_out, "a poll hit its deadline");
+}
+
+/* The caller's task state survives a contended acquisition. */
+static void pvs_rtlock_keeps_state(struct kunit *test)
+{
+	struct pvs_rt *rt = pvs_rt_alloc(test);
+
+	pvs_rt_run(test, rt, pvs_state_holder, pvs_state_waiter, false);
+	KUNIT_EXPECT_EQ(test, rt->state, TASK_UNINTERRUPTIBLE);
+}
+
+/*
+ * A regular wakeup during the wait is not lost: the saved state becomes
+ * TASK_RUNNING, as for an rtlock on PREEMPT_RT (ttwu_state_match()).
+ */
+static void pvs_rtlock_keeps_wakeup(struct kunit *test)
+{
+	struct pvs_rt *rt = pvs_rt_alloc(test);
+
+	rt->wake = true;
+	pvs_rt_run(test, rt, pvs_state_holder, pvs_state_waiter, false);
+	KUNIT_EXPECT_EQ(test, rt->state, TASK_RUNNING);
+}
+
+/* The holder inherits a SCHED_FIFO waiter's priority while it waits. */
+static void pvs_rtlock_boosts_owner(struct kunit *test)
+{
+	struct pvs_rt *rt = pvs_rt_alloc(test);
+
+	pvs_rt_run(test, rt, pvs_pi_holder, pvs_pi_waiter, true);
+	KUNIT_EXPECT_EQ(test, rt->prio, rt->want_prio);
+}
+
+static struct kunit_case pv_spinlock_rtlock_cases[] = {
+	KUNIT_CASE(pvs_rtlock_keeps_state),
+	KUNIT_CASE(pvs_rtlock_keeps_wakeup),
+	KUNIT_CASE(pvs_rtlock_boosts_owner),
+	{}
+};
+
+static struct kunit_suite pv_spinlock_rtlock_suite = {
+	.name = "pv_spinlock_rtlock",
+	.test_cases = pv_spinlock_rtlock_cases,
+};
+
+kunit_test_suites(&pv_spinlock_suite, &pv_spinlock_might_sleep_suite,
+		  &pv_spinlock_api_suite, &pv_spinlock_rtlock_suite);
 
 MODULE_DESCRIPTION("KUnit rules of converted spinlocks");
 MODULE_LICENSE("GPL");

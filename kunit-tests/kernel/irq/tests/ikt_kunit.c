@@ -1528,7 +1528,7 @@ static bool ikt_report_line(struct kunit *test, struct vfsmount *mnt, uid_t uid,
 /*
  * /proc/irq/ikt gives a thread's pid only to readers that may see it
  * under the mount's hidepid=, and in the mount's pid namespace; a
- * nameless action is "-".
+ * nameless action is "-", blanks and backslashes in a name are escaped.
  */
 static void ikt_report_pids(struct kunit *test)
 {
@@ -1563,6 +1563,18 @@ static void ikt_report_pids(struct kunit *test)
 	snprintf(want, sizeof(want), "%6u - ", t->virq[1]);
 	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 1000, &none, want, line,
 						    sizeof(line)), "no line \"%s\"", want);
+	free_irq(t->virq[1], t);
+
+	/*
+	 * A blank in a name ("PCIe PME") is octal-escaped, so that the line
+	 * keeps its six fields; the name is cut to 23 characters.
+	 */
+	KUNIT_ASSERT_EQ(test, request_irq(t->virq[1], ikt_handler, 0,
+					  "ikt kunit\\blank-0123456789", t), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 0, NULL,
+						    " ikt\\040kunit\\134blank-0123456 ",
+						    line, sizeof(line)),
+			      "no escaped, cut name in the report");
 	free_irq(t->virq[1], t);
 	kunit_release_action(test, ikt_unmount, mnt);
 	free_irq(irq, t);

@@ -132,6 +132,9 @@ IKT_REPORT = """\
     31 old-oneshot          hard           -    - oneshot_unmasked
     32 rtc0                 hard           -    - shared_hard
     25 hidden               threaded       -   50 -
+    26 PCIe\\040PME            hard           -    - ikt_off
+    26 aerdrv               threaded     190   50 -
+    26 (2 more actions)
      - ktimers/0            threaded      15    1 timer_softirq
 # not listed: architecture vectors that are not interrupt descriptors
 # (local APIC timer, IPIs, irq_work, ...): always hard
@@ -141,13 +144,36 @@ IKT_REPORT = """\
 def test_ikt_report_rows_and_unjustified():
     rows = console.ikt_report(IKT_REPORT)
     # The ktimers row has no interrupt number: not an action row.
-    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9, 30, 31, 32, 25]
+    assert [r["irq"] for r in rows] == [0, 4, 24, 24, 9, 30, 31, 32, 25, 26, 26]
     assert rows[8]["pid"] is None and rows[8]["prio"] == 50
     assert rows[0] == {"irq": 0, "action": "timer", "mode": "hard", "pid": None,
                        "prio": None, "reason": "timer"}
     assert rows[1]["pid"] == 173 and rows[1]["prio"] == 50 and rows[1]["reason"] is None
     assert rows[3]["reason"] == "secondary"
-    assert [r["action"] for r in console.ikt_unjustified(rows)] == ["acpi", "old-oneshot"]
+    assert [r["action"] for r in console.ikt_unjustified(rows)] == ["acpi", "old-oneshot",
+                                                                    "PCIe PME"]
+
+
+def test_ikt_report_blank_in_action_name():
+    # drivers/pci/pcie/pme.c requests "PCIe PME": one field, escaped.
+    rows = console.ikt_report(IKT_REPORT)
+    pme = [r for r in rows if r["irq"] == 26 and r["mode"] == "hard"]
+    assert pme == [{"irq": 26, "action": "PCIe PME", "mode": "hard", "pid": None,
+                    "prio": None, "reason": "ikt_off"}]
+    # A hard row without a justified reason reaches the check.
+    assert pme[0] in console.ikt_unjustified(rows)
+
+
+@pytest.mark.parametrize("line", [
+    "    26 PCIe PME             hard           -    - oneshot_primary",
+    "    26 PCIe                 hard",
+    "[   12.345678] random kernel message",
+])
+def test_ikt_report_refuses_unreadable_lines(line):
+    # The unescaped form of an older kernel, a cut line, a stray message:
+    # an error, not a row that silently disappears.
+    with pytest.raises(ValueError, match="cannot read"):
+        console.ikt_report(IKT_REPORT[:2] + [line])
 
 
 def test_ikt_report_needs_header():

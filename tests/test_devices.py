@@ -81,3 +81,14 @@ def test_evaluate_fails_an_unjustified_hard_handler_and_a_splat():
     got = {name: ok for name, ok, _ in cases}
     assert not got["/proc/irq/ikt: every handler threaded, or hard for a justified reason"]
     assert not got["boot clean: no warning, the check finished"]
+
+
+def test_evaluate_fails_an_unreadable_report_and_says_why():
+    # An unescaped blank in an action name: the row must not vanish.
+    secs = {"dev-map": (0, []), "irq-before": (0, INTERRUPTS), "irq-after": (0, INTERRUPTS),
+            "io": (0, []),
+            "ikt-report": (0, REPORT + ["    26 PCIe PME             hard      -    - ikt_off"])}
+    cases, _, _ = devices.evaluate(FakeResult(secs))
+    got = {name: (ok, detail) for name, ok, detail in cases}
+    ok, detail = got["/proc/irq/ikt: every handler threaded, or hard for a justified reason"]
+    assert not ok and "cannot read" in detail and "PCIe PME" in detail

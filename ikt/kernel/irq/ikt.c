@@ -90,6 +90,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/uaccess.h>
 #include <uapi/linux/sched/types.h>
 #include <kunit/static_stub.h>
@@ -309,15 +310,17 @@ static bool ikt_desc_all_hard(struct irq_desc *desc)
 
 /*
  * Lines whose handlers can never run in a thread of their own, and lines
- * whose handlers all run in hard interrupt context.  desc->lock held.
+ * whose handlers all run in hard interrupt context.  IRQ_NOTHREAD is
+ * neither: it keeps forced threading off the line, but __setup_irq()
+ * still gives a request with a thread function its thread.  desc->lock
+ * held.
  */
 static bool ikt_desc_threadless(struct irq_desc *desc)
 {
 	lockdep_assert_held(&desc->lock);
 	return irq_desc_is_chained(desc) || irq_settings_is_nested_thread(desc) ||
 	       irq_settings_is_per_cpu(desc) || irq_settings_is_per_cpu_devid(desc) ||
-	       irq_is_nmi(desc) || !irq_settings_can_thread(desc) ||
-	       ikt_desc_all_hard(desc);
+	       irq_is_nmi(desc) || ikt_desc_all_hard(desc);
 }
 
 /* A thread of an interrupt and its scheduling parameters before a change. */
@@ -433,15 +436,15 @@ static int ikt_set_threads(struct ikt_saved_thread *saved, unsigned int n,
  * allowed to change the scheduler of each thread by the security modules
  * (security_task_setscheduler(): the capability module wants
  * CAP_SYS_NICE); the proc write handler also requires CAP_SYS_NICE in the
- * opener's credentials.  A value stored while @irq has no thread yet is
- * checked by no security module, since there is no thread to check it
- * against: only by CAP_SYS_NICE of the opener and the writer; the threads
- * that request_irq() creates later take it unchecked.
+ * opener's and in the writer's credentials.  A value stored while @irq
+ * has no thread yet is checked by no security module, since there is no
+ * thread to check it against: only by CAP_SYS_NICE of the opener and the
+ * writer; the threads that request_irq() creates later take it unchecked.
  *
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
  * descriptor, its handlers can never run in a thread (chained, nested,
- * per-CPU, NMI or IRQ_NOTHREAD lines), or all its actions run in hard
+ * per-CPU or NMI lines), or all its actions run in hard
  * interrupt context without a thread (decided under request_mutex, so
  * against the actions the line has while the priority is stored);
  * -ENOMEM; the security module's
@@ -484,13 +487,21 @@ VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio
 }
 EXPORT_SYMBOL_IF_KUNIT(irq_set_thread_priority);
 
-/* What a thread reads as: its priority, or the one it takes at its start. */
-static unsigned int ikt_thread_prio(struct irq_desc *desc,
-				    struct irqaction *action,
-				    struct task_struct *t)
+/*
+ * What the thread of @action (a primary or a secondary one; @name is the
+ * request's) reads as: the priority it takes at its start if it has not
+ * started yet (irq_thread() sets IRQTF_READY first), else its SCHED_FIFO
+ * or SCHED_RR priority, also one set with chrt; -1 for another policy.
+ */
+static int ikt_thread_prio(struct irq_desc *desc, struct irqaction *action,
+			   const char *name)
 {
-	if (t->policy != SCHED_FIFO)
-		return ikt_config_prio(desc, action->name);
+	struct task_struct *t = action->thread;
+
+	if (!test_bit(IRQTF_READY, &action->thread_flags))
+		return ikt_config_prio(desc, name);
+	if (t->policy != SCHED_FIFO && t->policy != SCHED_RR)
+		return -1;
 	return t->rt_priority;
 }
 
@@ -500,12 +511,13 @@ static unsigned int ikt_thread_prio(struct irq_desc *desc,
  * @buf: output
  * @size: size of @buf
  *
- * The distinct SCHED_FIFO priorities of @irq's threads, ascending and
- * separated by spaces (one number unless a thread was changed by hand), or,
- * if @irq has no thread, the priority a new thread would get; "-" for a
- * line that refuses a priority (irq_set_thread_priority()), where none is
- * in effect.  A thread
- * that has not started yet counts with the priority it will take.
+ * The distinct real-time priorities of @irq's threads, ascending and
+ * separated by spaces (one number unless a thread was changed by hand),
+ * led by "-" if a thread runs at a policy other than SCHED_FIFO or
+ * SCHED_RR (chrt -o), or, if @irq has no thread, the priority a new thread
+ * would get; "-" for a line that refuses a priority
+ * (irq_set_thread_priority()), where none is in effect.  A thread that
+ * has not started yet counts with the priority it will take.
  *
  * Context: takes desc->lock only.
  * Return: the length written, or -EINVAL if @irq has no descriptor.
@@ -515,6 +527,7 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
 {
 	DECLARE_BITMAP(seen, MAX_RT_PRIO) = { };
 	struct irqaction *action;
+	bool other = false;
 	struct irq_desc *desc;
 	unsigned int prio;
 	int len = 0;
@@ -528,18 +541,24 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
 		if (ikt_desc_threadless(desc))
 			return scnprintf(buf, size, "-\n");
 		for_each_action_of_desc(desc, action) {
-			struct irqaction *sec = action->secondary;
+			struct irqaction *a[2] = { action, action->secondary };
+			int i, p;
 
-			if (action->thread)
-				__set_bit(ikt_thread_prio(desc, action, action->thread),
-					  seen);
-			if (sec && sec->thread)
-				__set_bit(ikt_thread_prio(desc, action, sec->thread),
-					  seen);
+			for (i = 0; i < ARRAY_SIZE(a); i++) {
+				if (!a[i] || !a[i]->thread)
+					continue;
+				p = ikt_thread_prio(desc, a[i], action->name);
+				if (p < 0)
+					other = true;
+				else
+					__set_bit(p, seen);
+			}
 		}
-		if (bitmap_empty(seen, MAX_RT_PRIO))
+		if (!other && bitmap_empty(seen, MAX_RT_PRIO))
 			__set_bit(ikt_config_prio(desc, NULL), seen);
 	}
+	if (other)
+		len = scnprintf(buf, size, "-");
 	for_each_set_bit(prio, seen, MAX_RT_PRIO)
 		len += scnprintf(buf + len, size - len, "%s%u", len ? " " : "", prio);
 	len += scnprintf(buf + len, size - len, "\n");
@@ -552,8 +571,8 @@ EXPORT_SYMBOL_IF_KUNIT(ikt_thread_priority_show);
  * @irq: interrupt number
  * @str: NUL-terminated: a decimal 1..99, blanks around
  *
- * The caller checks the writer's right (the file's opener needs
- * CAP_SYS_NICE).
+ * The caller checks the writer's right (the file's opener and the writer
+ * need CAP_SYS_NICE).
  *
  * Return: 0, or -EINVAL for anything but a priority in range and an
  * interrupt that can have threads, or irq_set_thread_priority()'s error;
@@ -761,8 +780,10 @@ static void ikt_report_prio_range(const struct ikt_report_line *line,
 static void ikt_report_irq(struct seq_file *m, unsigned int irq)
 {
 	struct ikt_report_line line[IKT_REPORT_LINES];
+	char name[4 * sizeof(line[0].name)];
 	unsigned int i, n, more, lo, hi;
 	struct irq_desc *desc;
+	int len;
 
 	scoped_guard(rcu) {
 		desc = irq_to_desc(irq);
@@ -772,7 +793,14 @@ static void ikt_report_irq(struct seq_file *m, unsigned int irq)
 	}
 	ikt_report_prio_range(line, n, &lo, &hi);
 	for (i = 0; i < n; i++) {
-		seq_printf(m, "%6u %-20s %-8s", irq, line[i].name, line[i].mode);
+		/*
+		 * One field: blanks (the "PCIe PME" action) and backslashes
+		 * octal-escaped, as /proc/mounts does.
+		 */
+		len = string_escape_str(line[i].name, name, sizeof(name) - 1,
+					ESCAPE_OCTAL, " \t\n\\");
+		name[len] = '\0';
+		seq_printf(m, "%6u %-20s %-8s", irq, name, line[i].mode);
 		ikt_report_task(m, line[i].task);
 		seq_printf(m, " %s\n", line[i].reason ?: "-");
 		if (line[i].task)
@@ -854,8 +882,10 @@ static int ikt_prio_proc_open(struct inode *inode, struct file *file)
 
 /*
  * The file is 0666: whether a write may change priorities is decided by
- * the opener's credentials (CAP_SYS_NICE in the initial user namespace),
- * as for sched_setscheduler() on another user's task, not by its uid;
+ * CAP_SYS_NICE in the initial user namespace, as for sched_setscheduler()
+ * on another user's task, not by uid: of the opener, and of the writer,
+ * as /proc/<pid>/timerslack_ns checks it, since a line without a thread
+ * yet has no thread for the security modules to check the writer against;
  * then the security modules decide for the writer and each thread
  * (security_task_setscheduler() in irq_set_thread_priority()).
  */
@@ -866,7 +896,8 @@ static ssize_t ikt_prio_proc_write(struct file *file, const char __user *ubuf,
 	char buf[IKT_PRIO_BUF];
 	int ret;
 
-	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_NICE))
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_NICE) ||
+	    !capable(CAP_SYS_NICE))
 		return -EPERM;
 	if (*ppos || !count || count >= sizeof(buf))
 		return -EINVAL;

@@ -408,23 +408,44 @@ IKT_JUSTIFIED = frozenset({"timer", "nmi", "percpu", "no_thread", "not_threadabl
                            "shared_hard"})
 
 
+IKT_MODES = ("threaded", "hard", "nested")
+# "<irq> (<n> more actions)": an interrupt with more actions than one read of
+# its lines holds (Documentation/ABI/testing/procfs-irq-ikt).
+_IKT_MORE = re.compile(r"^\d+ \(\d+ more actions\)$")
+
+
+def _ikt_unescape(name):
+    """An action name as the kernel escapes it: \\ooo for a blank or backslash."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), name)
+
+
 def ikt_report(section_lines):
     """Rows of /proc/irq/ikt: [{irq, action, mode, pid, prio, reason}].
 
-    pid and prio are None where the file shows "-".  Raises ValueError if no
-    header line is found.
+    pid and prio are None where the file shows "-"; action is unescaped
+    ("PCIe\\040PME" -> "PCIe PME").  The ktimers rows (irq "-") and
+    "(<n> more actions)" lines are not action rows.  Raises ValueError if no
+    header line is found, or on a line that is neither a comment nor one
+    of those: a row that cannot be read must not vanish from the checks.
     """
     rows, header = [], False
     for line in section_lines:
         line = line.strip()
+        if not line:
+            continue
         if line.startswith("#"):
             header = header or re.match(r"^#\s+irq\s+action\s+mode\s+pid\s+prio\s+reason$",
                                         line) is not None
             continue
-        f = line.split()
-        if len(f) != 6 or not f[0].isdigit():
+        if _IKT_MORE.match(line):
             continue
-        rows.append({"irq": int(f[0]), "action": f[1], "mode": f[2],
+        f = line.split()
+        if (len(f) != 6 or not (f[0].isdigit() or f[0] == "-") or f[2] not in IKT_MODES
+                or not (f[3].isdigit() or f[3] == "-") or not (f[4].isdigit() or f[4] == "-")):
+            raise ValueError(f"/proc/irq/ikt: cannot read the line {line!r}")
+        if f[0] == "-":
+            continue
+        rows.append({"irq": int(f[0]), "action": _ikt_unescape(f[1]), "mode": f[2],
                      "pid": int(f[3]) if f[3].isdigit() else None,
                      "prio": int(f[4]) if f[4].isdigit() else None,
                      "reason": None if f[5] == "-" else f[5]})

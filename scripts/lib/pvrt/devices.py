@@ -105,12 +105,12 @@ def evaluate(res):
         f = line.split()
         if len(f) == 3 and f[0] in ("read", "sent") and f[2].isdigit():
             done[f[1]] = int(f[2])
-    report = []
+    report, unreadable = [], None
     rep = secs.get("ikt-report")
     try:
         report = console.ikt_report(rep[1]) if rep else []
-    except ValueError:
-        report = []
+    except ValueError as e:
+        unreadable = str(e)
     by_irq = {}
     for r in report:
         by_irq.setdefault(str(r["irq"]), []).append(r)
@@ -140,7 +140,8 @@ def evaluate(res):
     bad = console.ikt_unjustified(report)
     cases.append(("/proc/irq/ikt: every handler threaded, or hard for a justified reason",
                   bool(report) and not bad,
-                  "; ".join(f"irq {r['irq']} {r['action']}: hard, {r['reason']}" for r in bad)
+                  unreadable
+                  or "; ".join(f"irq {r['irq']} {r['action']}: hard, {r['reason']}" for r in bad)
                   or "no report"))
     # A failed read or send is a case of its own above.
     probs = [p for p in res.problems() if not p.startswith("the command exited with 1")]

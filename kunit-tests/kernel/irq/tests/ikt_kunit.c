@@ -1339,15 +1339,14 @@ struct ikt_threadless_case {
 
 static const struct ikt_threadless_case ikt_threadless_cases[] = {
 	{ "nested thread", _IRQ_NESTED_THREAD },
-	{ "IRQ_NOTHREAD", _IRQ_NOTHREAD },
 	{ "per-CPU", _IRQ_PER_CPU },
 };
 
 /*
  * /proc/irq/<N>/thread_priority: the opener's CAP_SYS_NICE decides, not
- * its uid and not the writer's; an offset or an embedded NUL is refused;
- * lines that can never have a thread refuse every priority; nothing
- * changes after a refusal.
+ * its uid, and the writer needs CAP_SYS_NICE too; an offset or an
+ * embedded NUL is refused; lines that can never have a thread refuse
+ * every priority; nothing changes after a refusal.
  */
 static void ikt_proc_file(struct kunit *test)
 {
@@ -1355,11 +1354,13 @@ static void ikt_proc_file(struct kunit *test)
 	unsigned int irq = t->virq[0];
 	kernel_cap_t nice = CAP_EMPTY_SET, none = CAP_EMPTY_SET;
 	struct task_struct *thread;
+	const struct cred *old;
 	struct vfsmount *mnt;
 	char __user *ubuf;
 	struct file *f;
 	char path[48], buf[16];
 	loff_t pos = 0;
+	ssize_t ret;
 	int i;
 
 	ikt_require_threading(test);
@@ -1395,6 +1396,25 @@ static void ikt_proc_file(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
 	fput(f);
 
+	/*
+	 * A line without a thread yet, written by a task without
+	 * CAP_SYS_NICE through a file opened with it: no security module
+	 * sees a thread to check, the writer's own capability is needed.
+	 * The first request made the line's /proc/irq/<N>/ directory.
+	 */
+	KUNIT_ASSERT_EQ(test, request_irq(t->virq[1], ikt_handler, 0, "ikt-kunit-gone", t), 0);
+	free_irq(t->virq[1], t);
+	snprintf(path, sizeof(path), "irq/%u/thread_priority", t->virq[1]);
+	f = ikt_open_as(test, mnt, path, 1000, &nice);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	old = ikt_become(test, 1000, &none);
+	ret = ikt_pwrite(f, ubuf, "99", 2, 0);
+	revert_creds(old);
+	fput(f);
+	KUNIT_EXPECT_EQ(test, ret, -EPERM);
+	KUNIT_EXPECT_EQ(test, irq_to_desc(t->virq[1])->ikt_prio, 0);
+	snprintf(path, sizeof(path), "irq/%u/thread_priority", irq);
+
 	/* Lines that can never have a thread of their own. */
 	for (i = 0; i < ARRAY_SIZE(ikt_threadless_cases); i++) {
 		const struct ikt_threadless_case *c = &ikt_threadless_cases[i];
@@ -1412,6 +1432,60 @@ static void ikt_proc_file(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, thread->rt_priority, 60);
 	}
 	kunit_release_action(test, ikt_unmount, mnt);
+	free_irq(irq, t);
+}
+
+/*
+ * IRQ_NOTHREAD keeps forced threading off a line, but a request with a
+ * thread function still gets its thread (__setup_irq()): the line takes
+ * a priority like any other.
+ */
+static void ikt_nothread_thread_fn(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	char buf[8];
+
+	irq_set_status_flags(irq, _IRQ_NOTHREAD);
+	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_wake_handler, ikt_quiet_thread_fn,
+						   IRQF_ONESHOT, "ikt-kunit-nothread", t), 0);
+	KUNIT_ASSERT_NOT_NULL(test, ikt_action(irq)->thread);
+	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), 0);
+	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, 70);
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 3);
+	KUNIT_EXPECT_STREQ(test, buf, "70\n");
+	free_irq(irq, t);
+	irq_clear_status_flags(irq, _IRQ_NOTHREAD);
+}
+
+/*
+ * thread_priority reads what a started thread runs at: its SCHED_RR
+ * priority after chrt -r, "-" after chrt -o; the configured priority
+ * only stands in for a thread that has not started.
+ */
+static void ikt_prio_show_policy(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	struct sched_param rr = { .sched_priority = 33 }, normal = { };
+	struct task_struct *thread;
+	char buf[8];
+
+	ikt_require_threading(test);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-show", t), 0);
+	/* Once the thread has run, it has taken its own priority. */
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->primary_done);
+	thread = ikt_action(irq)->thread;
+
+	/* As chrt -r -p 33 would. */
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_RR, &rr), 0);
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 3);
+	KUNIT_EXPECT_STREQ(test, buf, "33\n");
+	/* As chrt -o -p 0 would. */
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_NORMAL, &normal), 0);
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 2);
+	KUNIT_EXPECT_STREQ(test, buf, "-\n");
 	free_irq(irq, t);
 }
 
@@ -1454,7 +1528,7 @@ static bool ikt_report_line(struct kunit *test, struct vfsmount *mnt, uid_t uid,
 /*
  * /proc/irq/ikt gives a thread's pid only to readers that may see it
  * under the mount's hidepid=, and in the mount's pid namespace; a
- * nameless action is "-".
+ * nameless action is "-", blanks and backslashes in a name are escaped.
  */
 static void ikt_report_pids(struct kunit *test)
 {
@@ -1490,6 +1564,18 @@ static void ikt_report_pids(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 1000, &none, want, line,
 						    sizeof(line)), "no line \"%s\"", want);
 	free_irq(t->virq[1], t);
+
+	/*
+	 * A blank in a name ("PCIe PME") is octal-escaped, so that the line
+	 * keeps its six fields; the name is cut to 23 characters.
+	 */
+	KUNIT_ASSERT_EQ(test, request_irq(t->virq[1], ikt_handler, 0,
+					  "ikt kunit\\blank-0123456789", t), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, ikt_report_line(test, mnt, 0, NULL,
+						    " ikt\\040kunit\\134blank-0123456 ",
+						    line, sizeof(line)),
+			      "no escaped, cut name in the report");
+	free_irq(t->virq[1], t);
 	kunit_release_action(test, ikt_unmount, mnt);
 	free_irq(irq, t);
 }
@@ -1498,8 +1584,9 @@ static void ikt_report_pids(struct kunit *test)
  * A write passes security_task_setscheduler() for the writing task and
  * each thread, as sched_setscheduler() does: the capability module
  * refuses a writer without CAP_SYS_NICE whose capabilities are not a
- * superset of the thread's, even through a file a privileged task
- * opened.  The refusal changes no thread, also not one set by hand.
+ * superset of the thread's; through a file a privileged task opened, the
+ * write handler refuses such a writer first.  The refusal changes no
+ * thread, also not one set by hand.
  */
 static void ikt_proc_lsm(struct kunit *test)
 {
@@ -1515,6 +1602,7 @@ static void ikt_proc_lsm(struct kunit *test)
 	char path[48];
 	struct file *f;
 	ssize_t ret;
+	int lsm;
 
 	ikt_require_threading(test);
 	ubuf = (char __user *)kunit_vm_mmap(test, NULL, 0, PAGE_SIZE,
@@ -1544,11 +1632,14 @@ static void ikt_proc_lsm(struct kunit *test)
 	old = override_creds(cred);
 	put_cred(cred);
 	ret = ikt_pwrite(f, ubuf, "70", 2, 0);
+	/* The security module's own refusal, past the write handler's check. */
+	lsm = irq_set_thread_priority(irq, 70);
 	revert_creds(old);
 	fput(f);
 	kunit_release_action(test, ikt_unmount, mnt);
 
 	KUNIT_EXPECT_EQ(test, ret, -EPERM);
+	KUNIT_EXPECT_EQ(test, lsm, -EPERM);
 	KUNIT_EXPECT_EQ(test, thread->policy, SCHED_RR);
 	KUNIT_EXPECT_EQ(test, thread->rt_priority, 33);
 	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, 0);
@@ -1763,6 +1854,8 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),
 	KUNIT_CASE(ikt_proc_file),
+	KUNIT_CASE(ikt_nothread_thread_fn),
+	KUNIT_CASE(ikt_prio_show_policy),
 	KUNIT_CASE(ikt_report_pids),
 	KUNIT_CASE(ikt_proc_lsm),
 	KUNIT_CASE(ikt_report_hidepid_ptraceable),

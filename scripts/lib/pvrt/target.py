@@ -27,6 +27,7 @@ import os
 import re
 import secrets
 import shlex
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -501,6 +502,8 @@ UNSUPPORTED = ("full", "soak", "resume", "baseline", "isolated", "base")
 def main(args, argv, run=subprocess.run):
     """scripts/validate --target: ARGS of validate's parser."""
     tgt = Target(args.target)
+    if run is subprocess.run and not shutil.which("ssh"):
+        raise TargetError("--target needs ssh (Debian package openssh-client)")
     for opt in UNSUPPORTED:
         if getattr(args, opt, None):
             raise TargetError(f"--target runs the short form: not with --{opt}")

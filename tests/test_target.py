@@ -196,6 +196,16 @@ def test_a_board_that_cannot_run_the_job_is_refused_before_building(job, facts, 
     assert not any("kexec -l" in c for c in board.commands)
 
 
+def test_kernels_larger_than_the_room_are_refused_before_booting(job, monkeypatch):
+    board, built, run = job
+    board.facts["free_kb"] = str(200 << 10)
+    monkeypatch.setattr(target, "kernel_bytes", lambda out: 300 << 20)
+    with pytest.raises(target.TargetError, match="has 200 MiB free.* needs 301 MiB"):
+        run("--variants", "project")
+    assert built == ["project"]
+    assert not any(c.startswith(("kexec", "cat >")) for c in board.commands)
+
+
 def test_no_kexec_is_fine_with_a_reboot_command(job):
     board, built, run = job
     board.facts["kexec"] = ""

@@ -298,6 +298,14 @@ def modules_tar(out, dest):
     return dest
 
 
+def kernel_bytes(out):
+    """Bytes a kernel built in OUT takes on the board: bzImage and modules."""
+    total = os.path.getsize(build.kernel_image(out))
+    for d, _dirs, files in os.walk(os.path.join(out, "modroot")):
+        total += sum(os.path.getsize(os.path.join(d, f)) for f in files)
+    return total
+
+
 def board_cmdline(board, variant_cmdline, nonce):
     """The kernel under test's command line: the parameters of the board's
     own that KEEP_PARAMS names, the variant's, and the nonce."""
@@ -537,6 +545,11 @@ def main(args, argv, run=subprocess.run):
             outs[name] = build.build_variant(top, tree, build.Variant(name, top,
                                                                        base_config=kc),
                                              log=log)
+    # The room the built kernels need, which the first check could only guess.
+    need = max(kernel_bytes(out) for out in outs.values()) + (
+        os.path.getsize(args.target_initrd) if args.target_initrd else 0)
+    if need > NEED_MB << 20:
+        precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1)
     results_dir = experiment.new_results_dir(bdir, report_dir=True)
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),
             "command": "scripts/validate " + " ".join(shlex.quote(a) for a in

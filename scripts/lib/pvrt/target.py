@@ -144,7 +144,9 @@ def probe_script(tdir, progs):
              "echo tar=$(command -v tar || true)"]
     lines += [f"echo prog:{p}=$(command -v {p} || true)" for p in progs]
     lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
-              f"echo free_kb=$(df -Pk {q} 2>/dev/null | awk 'NR == 2 {{ print $4 }}')",
+              # busybox df finds no mount point for an initramfs's rootfs.
+              f"echo free_kb=$(df -Pk {q} 2>/dev/null | awk 'NR == 2 {{ print $4 }}'"
+              f" | grep . || stat -f -c '%a %S' {q} | awk '{{ print int($1 * $2 / 1024) }}')",
               "echo boot_id=$(cat /proc/sys/kernel/random/boot_id)"]
     return "; ".join(lines)
 
@@ -351,14 +353,16 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
         env = (f"PVRT_KERNEL={q(tdir + '/k/bzImage')} PVRT_CMDLINE={q(cmdline)}"
                + (f" PVRT_INITRD={q(tdir + '/k/initrd')}" if initrd else ""))
         # The command installs the kernel as the board's default and reboots.
-        remote.run(f"{env} nohup sh -c {q('sleep 1; ' + reboot_cmd)} >/dev/null 2>&1 &",
+        remote.run(f"{env} setsid sh -c {q('sleep 1; ' + reboot_cmd)}"
+                   " </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     else:
         remote.run(f"kexec -l {q(tdir + '/k/bzImage')}"
                    + (f" --initrd={q(tdir + '/k/initrd')}" if initrd else "")
                    + f" --append={q(cmdline)}", timeout=120)
-        # Detached, so that this session ends before the board goes.
-        remote.run("nohup sh -c 'sleep 1; sync; kexec -e' >/dev/null 2>&1 </dev/null &",
+        # In a session of its own, so that this SSH session ends before the
+        # board goes and its end does not take kexec -e with it.
+        remote.run("setsid sh -c 'sleep 1; sync; kexec -e' </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     after = wait_back(remote, before.get("boot_id"), boot_timeout, poll=poll)
     if f"pvrt.job={nonce}" not in after.get("cmdline", "").split() \

@@ -52,7 +52,7 @@ LOADS = {"hackbench": ["hackbench"], "stress": ["stress-ng"], "stress-set": ["st
 # Parameters of the board's own command line that say where its system lives
 # and where its console is: the kernel under test needs them too.
 KEEP_PARAMS = ("root", "rootfstype", "rootflags", "rootwait", "ro", "rw", "console",
-               "earlycon", "ip", "nfsroot")
+               "earlycon", "ip", "nfsroot", "no_timer_check")
 
 
 class TargetError(PvrtError):
@@ -129,8 +129,8 @@ def ssh_failure(target, err):
         return (f"{target.url}: the board refused the key ({last}): add your public key to"
                 f" {target.dest}'s ~/.ssh/authorized_keys (the job never types a password)")
     if "Host key verification failed" in e or "REMOTE HOST IDENTIFICATION" in e:
-        return (f"{target.url}: the board's host key is not the one known ({last}): check"
-                " ~/.ssh/known_hosts (or the --target-ssh-config file)")
+        return (f"{target.url}: the board's host key is unknown or not the one known"
+                f" ({last}): check ~/.ssh/known_hosts (or the --target-ssh-config file)")
     return f"{target.url}: the board is not reachable ({last})"
 
 
@@ -190,11 +190,14 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
 
 IDENTITY = ("echo machine=$(uname -m); echo hostname=$(uname -n);"
             " echo kernel=$(uname -r);"
-            " echo cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//');"
+            " echo cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-"
+            " | sed 's/^ *//');"
             " echo cpus=$(grep -c ^processor /proc/cpuinfo);"
             " echo dmi_product=$(cat /sys/class/dmi/id/product_name 2>/dev/null);"
             " echo dmi_vendor=$(cat /sys/class/dmi/id/sys_vendor 2>/dev/null);"
-            " echo rt_tests=$(cyclictest --help 2>&1 | sed -n 's/^cyclictest V *//p' | head -1)")
+            " echo rt_tests=$(cyclictest --help 2>&1 | sed -n 's/^cyclictest V *//p' | head -1);"
+            " echo stress_ng=$(stress-ng --version 2>/dev/null | head -1);"
+            " echo busybox=$(busybox 2>&1 | head -1)")
 
 
 def identity(remote):
@@ -205,7 +208,9 @@ def identity(remote):
     out = {"target": remote.target.url, "machine": f.get("machine", "?"), "cpu_model": cpu,
            "dmi_product": f.get("dmi_product") or "none", "dmi_vendor": f.get("dmi_vendor")
            or "none", "qemu": "none (the board over SSH)",
-           "rt-tests": f.get("rt_tests") or "unknown", "host": f.get("hostname", "?"),
+           "rt-tests": f.get("rt_tests") or "unknown",
+           "stress-ng": f.get("stress_ng") or "none", "busybox-static": f.get("busybox") or "none",
+           "host": f.get("hostname", "?"),
            "host_kernel": f.get("kernel", "?"), "host_cpu": cpu, "host_cpus": f.get("cpus")}
     return out
 
@@ -224,7 +229,10 @@ else
 	echo "# tool hwlat-tracer"
 	T=/sys/kernel/tracing
 	[ -e $T/available_tracers ] || mount -t tracefs nodev $T 2>/dev/null
-	[ -e $T/available_tracers ] || {{ T=/sys/kernel/debug/tracing; mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; }}
+	if [ ! -e $T/available_tracers ]; then
+		T=/sys/kernel/debug/tracing
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+	fi
 	if grep -qw hwlat $T/available_tracers 2>/dev/null; then
 		old=$(cat $T/tracing_thresh)
 		echo {threshold} > $T/tracing_thresh

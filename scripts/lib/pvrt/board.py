@@ -99,6 +99,7 @@ def ssh_config(bdir, port):
     """build/board/ssh_config: the job's key and the board's host key."""
     ident, _host, pub = keys(bdir)
     d = board_dir(bdir)
+    os.makedirs(d, exist_ok=True)
     known = os.path.join(d, "known_hosts")
     with open(known, "w", encoding="utf-8") as f:
         f.write(f"[127.0.0.1]:{port} {pub}\n")

@@ -516,7 +516,7 @@ def hook(ap, args, argv, run=subprocess.run):
     return main(args, argv, run=run)
 
 
-UNSUPPORTED = ("full", "soak", "resume", "baseline", "isolated", "base")
+UNSUPPORTED = ("full", "soak", "resume", "report", "baseline", "isolated", "base")
 
 
 def main(args, argv, run=subprocess.run):

@@ -585,7 +585,30 @@ def main(argv=None):
                          " (e.g. project=project-before)")
     ap.add_argument("--no-devices", action="store_true",
                     help="skip scripts/devices-check (the x86_64_defconfig device boot)")
+    ap.add_argument("--target", metavar="ssh://USER@HOST[:PORT]",
+                    help="run the job on your own board over SSH instead of QEMU: boot each"
+                         " kernel built with kexec, run the same guest scripts, hwlatdetect"
+                         " first (README: Your own board over SSH)")
+    ap.add_argument("--target-reboot", metavar="CMD",
+                    help="with --target, for a board without kexec: CMD (run on the board,"
+                         " with $PVRT_KERNEL, $PVRT_INITRD, $PVRT_CMDLINE) installs the kernel"
+                         " as the board's default and reboots")
+    ap.add_argument("--target-dir", default="/var/tmp/pvrt",
+                    help="with --target: the board's directory for kernels and guest scripts"
+                         " (default /var/tmp/pvrt)")
+    ap.add_argument("--target-initrd", metavar="FILE",
+                    help="with --target: an initramfs to boot each kernel with (copied over)")
+    ap.add_argument("--target-ssh-config", metavar="FILE",
+                    help="with --target: an ssh_config file (ssh -F) for the key and host key")
+    ap.add_argument("--target-boot-timeout", type=positive, default=600,
+                    help="with --target: seconds for the board to come back (default 600)")
+    ap.add_argument("--hwlat-seconds", type=positive, default=30,
+                    help="with --target: hwlatdetect's duration (default 30)")
     args = ap.parse_args(argv)
+    from pvrt import target
+    rc = target.hook(ap, args, argv)
+    if rc is not None:
+        return rc
     try:
         args.baseline_map = dict(kv.split("=", 1) for kv in args.baseline_as.split(",") if kv)
     except ValueError:

@@ -1,0 +1,613 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/validate --target ssh://USER@HOST[:PORT]: the job on the user's own board.
+
+Before anything is built, one SSH session checks the board: reachable, the key
+accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present (or
+--target-reboot CMD given), the guest scripts' programs present (cyclictest,
+chrt and the load's), and room for a kernel and its modules in --target-dir.
+Each failure is one clear error and nothing is built.
+
+Then hwlatdetect runs on the board as it is (rt-tests' hwlatdetect if the
+board has it, else the kernel's hwlat tracer through tracefs), and for each
+kernel the job built: the bzImage (and --target-initrd) is copied over,
+`kexec -l` loads it with the variant's command line, the board's own root=,
+console= (from its /proc/cmdline) and a nonce pvrt.job=..., `kexec -e` (or
+--target-reboot CMD) boots it, the job waits for SSH to come back and checks
+that the board booted this kernel (a new boot_id, the nonce in /proc/cmdline,
+`uname -r` and `uname -v` of the build), installs the modules under
+/lib/modules, copies guest/ and runs the same guest/cyclictest-load over SSH.
+Its output holds the sections the console parser reads (PVRT-BEGIN/END),
+followed by the kernel log (dmesg) for the splat and KUnit checks.  Rows carry
+the board's identity (CPU model name, DMI product name, uname -m) in their
+provenance, results.json is saved after each run (an interrupted job keeps
+what it measured) and the report is the validate report.
+"""
+
+import os
+import re
+import secrets
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from urllib.parse import urlsplit
+
+from pvrt import boot, build, console, experiment, logs, report
+from pvrt.errors import PvrtError
+from pvrt.kunit import kunit_counts
+from pvrt.results import save
+
+log = logs.logger("target")
+
+# Room the board needs in --target-dir before anything is built: a kernel, its
+# modules and an initramfs, one kernel at a time (the job removes the last
+# kernel's files before copying the next).  Checked again with the real sizes
+# once the kernels are built.
+NEED_MB = 128
+LOADS = {"hackbench": ["hackbench"], "stress": ["stress-ng"], "stress-set": ["stress-ng"],
+         "compile-find": [], "none": []}
+# Parameters of the board's own command line that say where its system lives
+# and where its console is: the kernel under test needs them too.
+KEEP_PARAMS = ("root", "rootfstype", "rootflags", "rootwait", "ro", "rw", "console",
+               "earlycon", "ip", "nfsroot", "no_timer_check")
+
+
+class TargetError(PvrtError):
+    pass
+
+
+class Target:
+    """ssh://[USER@]HOST[:PORT]."""
+
+    def __init__(self, url):
+        self.url = url
+        try:
+            u = urlsplit(url)
+            port = u.port
+        except ValueError as e:
+            raise TargetError(f"--target {url!r}: {e}; want ssh://USER@HOST[:PORT]") from None
+        if u.scheme != "ssh" or not u.hostname or u.path not in ("", "/") or u.query \
+                or u.fragment or u.password is not None:
+            raise TargetError(f"--target {url!r}: want ssh://USER@HOST[:PORT]")
+        self.user, self.host, self.port = u.username, u.hostname, port or 22
+
+    @property
+    def dest(self):
+        return f"{self.user}@{self.host}" if self.user else self.host
+
+
+class Remote:
+    """Commands on the board over ssh (BatchMode: a refused key is an error,
+    never a prompt).  RUN is subprocess.run, replaced in the tool tests."""
+
+    def __init__(self, target, ssh_config=None, run=subprocess.run, connect_timeout=10):
+        self.target, self.ssh_config, self._run = target, ssh_config, run
+        self.connect_timeout = connect_timeout
+
+    def argv(self, command):
+        args = ["ssh", "-o", "BatchMode=yes", "-o", f"ConnectTimeout={self.connect_timeout}",
+                "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4",
+                "-p", str(self.target.port)]
+        if self.ssh_config:
+            args += ["-F", self.ssh_config]
+        return args + [self.target.dest, command]
+
+    def run(self, command, stdin=None, timeout=600, check=True):
+        """(rc, stdout, stderr) of COMMAND (a shell command line on the board)."""
+        try:
+            res = self._run(self.argv(command), stdin=stdin if stdin is not None
+                            else subprocess.DEVNULL, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise TargetError(f"{self.target.url}: `{command[:60]}` did not finish in"
+                              f" {timeout}s") from None
+        out = res.stdout.decode(errors="replace") if isinstance(res.stdout, bytes) \
+            else (res.stdout or "")
+        err = res.stderr.decode(errors="replace") if isinstance(res.stderr, bytes) \
+            else (res.stderr or "")
+        if check and res.returncode == 255:
+            raise TargetError(ssh_failure(self.target, err))
+        if check and res.returncode:
+            raise TargetError(f"{self.target.url}: `{command[:60]}` exited with"
+                              f" {res.returncode}: {err.strip()[-300:]}")
+        return res.returncode, out, err
+
+    def put(self, path, dest):
+        """Copy the local file PATH to DEST on the board (through `cat`: the
+        board needs no scp or sftp server)."""
+        with open(path, "rb") as f:
+            self.run(f"cat > {shlex.quote(dest)}", stdin=f, timeout=900)
+
+
+def ssh_failure(target, err):
+    """The user's line for ssh's exit status 255 with stderr ERR."""
+    e = err.strip()
+    last = e.splitlines()[-1] if e else "no message"
+    if "Permission denied" in e or "Too many authentication failures" in e:
+        return (f"{target.url}: the board refused the key ({last}): add your public key to"
+                f" {target.dest}'s ~/.ssh/authorized_keys (the job never types a password)")
+    if "Host key verification failed" in e or "REMOTE HOST IDENTIFICATION" in e:
+        return (f"{target.url}: the board's host key is unknown or not the one known"
+                f" ({last}): check ~/.ssh/known_hosts (or the --target-ssh-config file)")
+    return f"{target.url}: the board is not reachable ({last})"
+
+
+# --- the checks before anything is built -------------------------------------------------
+
+def probe_script(tdir, progs):
+    """One shell session's worth of facts, as KEY=VALUE lines."""
+    q = shlex.quote(tdir)
+    lines = ["echo uid=$(id -u)",
+             "echo kexec=$(command -v kexec || true)",
+             "echo tar=$(command -v tar || true)"]
+    lines += [f"echo prog:{p}=$(command -v {p} || true)" for p in progs]
+    lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
+              # busybox df finds no mount point for an initramfs's rootfs.
+              f"echo free_kb=$(df -Pk {q} 2>/dev/null | awk 'NR == 2 {{ print $4 }}'"
+              f" | grep . || stat -f -c '%a %S' {q} | awk '{{ print int($1 * $2 / 1024) }}')",
+              "echo boot_id=$(cat /proc/sys/kernel/random/boot_id)"]
+    return "; ".join(lines)
+
+
+def facts(text):
+    return dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
+
+
+def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
+    """Refuse a board the job cannot use, with one clear error; else its facts."""
+    url = remote.target.url
+    progs = ["cyclictest", "chrt"] + LOADS[load]
+    _rc, out, _err = remote.run(probe_script(tdir, progs), timeout=60)
+    f = facts(out)
+    if f.get("uid") != "0":
+        raise TargetError(f"{url}: the job logs in as uid {f.get('uid', '?')}: it needs root"
+                          " on the board (kexec, /lib/modules, SCHED_FIFO)")
+    if not f.get("kexec") and not reboot_cmd:
+        raise TargetError(f"{url}: the board has no kexec (install kexec-tools there), or give"
+                          " --target-reboot CMD for a board that boots its default kernel")
+    if not f.get("tar"):
+        raise TargetError(f"{url}: the board has no tar (needed to install the modules)")
+    missing = [p for p in progs if not f.get(f"prog:{p}")]
+    if missing:
+        raise TargetError(f"{url}: the board lacks {', '.join(missing)} (guest/cyclictest-load"
+                          f" under {load} runs them: install rt-tests"
+                          + (", stress-ng" if "stress-ng" in missing else "") + " there)")
+    if f.get("dir") != "ok":
+        raise TargetError(f"{url}: cannot create --target-dir {tdir} on the board")
+    try:
+        free_mb = int(f.get("free_kb", "")) // 1024
+    except ValueError:
+        raise TargetError(f"{url}: cannot read the free space of {tdir} (df -Pk)") from None
+    if free_mb < need_mb:
+        raise TargetError(f"{url}: {tdir} has {free_mb} MiB free, a kernel with its modules"
+                          f" needs {need_mb} MiB: free some or give another --target-dir")
+    return f
+
+
+# --- what the board is -----------------------------------------------------------------
+
+IDENTITY = ("echo machine=$(uname -m); echo hostname=$(uname -n);"
+            " echo kernel=$(uname -r);"
+            " echo cpu_model=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2-"
+            " | sed 's/^ *//');"
+            " echo cpus=$(grep -c ^processor /proc/cpuinfo);"
+            " echo dmi_product=$(cat /sys/class/dmi/id/product_name 2>/dev/null);"
+            " echo dmi_vendor=$(cat /sys/class/dmi/id/sys_vendor 2>/dev/null);"
+            " echo rt_tests=$(cyclictest --help 2>&1 | sed -n 's/^cyclictest V *//p' | head -1);"
+            " echo stress_ng=$(stress-ng --version 2>/dev/null | head -1);"
+            " echo busybox=$(busybox 2>&1 | head -1)")
+
+
+def identity(remote):
+    """The hardware's identity, as provenance keys (the report's host lines
+    name the board, not the machine running the job)."""
+    f = facts(remote.run(IDENTITY, timeout=60)[1])
+    cpu = f.get("cpu_model") or "unknown"
+    out = {"target": remote.target.url, "machine": f.get("machine", "?"), "cpu_model": cpu,
+           "dmi_product": f.get("dmi_product") or "none", "dmi_vendor": f.get("dmi_vendor")
+           or "none", "qemu": "none (the board over SSH)",
+           "rt-tests": f.get("rt_tests") or "unknown",
+           "stress-ng": f.get("stress_ng") or "none", "busybox-static": f.get("busybox") or "none",
+           "host": f.get("hostname", "?"),
+           "host_kernel": f.get("kernel", "?"), "host_cpu": cpu, "host_cpus": f.get("cpus")}
+    return out
+
+
+# --- hwlatdetect -----------------------------------------------------------------------
+
+def hwlat_script(secs, threshold=10):
+    """rt-tests' hwlatdetect if the board has it, else the hwlat tracer for
+    SECS seconds; section "hwlat" with the tool named on its first line."""
+    return f"""echo "PVRT-BEGIN hwlat"
+if command -v hwlatdetect >/dev/null 2>&1; then
+	echo "# tool hwlatdetect"
+	hwlatdetect --duration={secs} --threshold={threshold} 2>&1
+	rc=$?
+else
+	echo "# tool hwlat-tracer"
+	T=/sys/kernel/tracing
+	[ -e $T/available_tracers ] || mount -t tracefs nodev $T 2>/dev/null
+	if [ ! -e $T/available_tracers ]; then
+		T=/sys/kernel/debug/tracing
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+	fi
+	if grep -qw hwlat $T/available_tracers 2>/dev/null; then
+		old=$(cat $T/tracing_thresh)
+		echo {threshold} > $T/tracing_thresh
+		echo 0 > $T/tracing_max_latency
+		echo hwlat > $T/current_tracer
+		echo 1 > $T/tracing_on
+		sleep {secs}
+		echo "# max $(cat $T/tracing_max_latency)"
+		grep -v '^#' $T/trace
+		echo nop > $T/current_tracer
+		echo "$old" > $T/tracing_thresh
+		rc=0
+	else
+		echo "# no hwlatdetect and no hwlat tracer (CONFIG_HWLAT_TRACER) on the board"
+		rc=2
+	fi
+fi
+echo "PVRT-END hwlat rc=$rc"
+"""
+
+
+def parse_hwlat(section, secs, threshold=10):
+    """A row of kind "hwlat" from section (rc, lines)."""
+    rc, lines = section
+    row = {"kind": "hwlat", "seconds": secs, "threshold_us": threshold, "problems": []}
+    tool = next((ln.split(None, 2)[2] for ln in lines if ln.startswith("# tool ")), None)
+    row["tool"] = tool
+    if rc is None:
+        row["problems"].append("hwlat section not finished")
+    elif rc:
+        why = next((ln[2:] for ln in lines if ln.startswith("# no hwlat")), f"rc={rc}")
+        row["problems"].append(f"hwlatdetect: {why}")
+    if tool == "hwlatdetect":
+        for ln in lines:
+            m = re.match(r"^\s*Max Latency:\s*(\d+|Below threshold)", ln)
+            if m:
+                row["max_us"] = 0 if m.group(1).startswith("Below") else int(m.group(1))
+            m = re.match(r"^\s*Samples exceeding threshold:\s*(\d+)", ln)
+            if m:
+                row["over_threshold"] = int(m.group(1))
+    elif tool == "hwlat-tracer" and rc == 0:
+        samples = [ln for ln in lines if "inner/outer(us)" in ln]
+        worst = 0
+        for ln in samples:
+            m = re.search(r"inner/outer\(us\):\s*(\d+)/(\d+)", ln)
+            if m:
+                worst = max(worst, int(m.group(1)), int(m.group(2)))
+        mx = next((ln.split()[2] for ln in lines if ln.startswith("# max ")), None)
+        row["max_us"] = max(worst, int(mx)) if mx and mx.isdigit() else worst
+        row["over_threshold"] = len(samples)
+    if not row["problems"] and "max_us" not in row:
+        row["problems"].append("hwlatdetect printed no maximum")
+    return row
+
+
+# --- one kernel on the board -------------------------------------------------------------
+
+def built_identity(out):
+    """(uname -r, uname -v) of the kernel built in OUT."""
+    with open(os.path.join(out, "include", "config", "kernel.release"), encoding="utf-8") as f:
+        release = f.read().strip()
+    with open(os.path.join(out, "include", "generated", "utsversion.h"), encoding="utf-8") as f:
+        m = re.search(r'UTS_VERSION\s+"([^"]*)"', f.read())
+    return release, m.group(1) if m else None
+
+
+def modules_tar(out, dest):
+    """DEST: a tar.gz of OUT/modroot/lib/modules (lib/modules/<release>/...)."""
+    modroot = os.path.join(out, "modroot")
+    with tarfile.open(dest, "w:gz") as tar:
+        if os.path.isdir(os.path.join(modroot, "lib", "modules")):
+            tar.add(os.path.join(modroot, "lib"), arcname="lib")
+    return dest
+
+
+def kernel_bytes(out):
+    """Bytes a kernel built in OUT takes on the board: bzImage and modules."""
+    total = os.path.getsize(build.kernel_image(out))
+    for d, _dirs, files in os.walk(os.path.join(out, "modroot")):
+        total += sum(os.path.getsize(os.path.join(d, f)) for f in files)
+    return total
+
+
+def board_cmdline(board, variant_cmdline, nonce):
+    """The kernel under test's command line: the parameters of the board's
+    own that KEEP_PARAMS names, the variant's, and the nonce."""
+    keep = [p for p in board.split()
+            if p.split("=", 1)[0] in KEEP_PARAMS]
+    return " ".join(keep + list(variant_cmdline) + [f"pvrt.job={nonce}"])
+
+
+STATE = ("echo boot_id=$(cat /proc/sys/kernel/random/boot_id); echo release=$(uname -r);"
+         " echo version=$(uname -v); echo cmdline=$(cat /proc/cmdline)")
+
+
+def wait_back(remote, old_boot_id, timeout, poll=5):
+    """The board's state once SSH answers again with another boot_id."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        time.sleep(poll)
+        try:
+            rc, out, _ = remote.run(STATE, timeout=30, check=False)
+        except TargetError:
+            continue
+        f = facts(out) if rc == 0 else {}
+        if f.get("boot_id") and f["boot_id"] != old_boot_id:
+            return f
+    raise TargetError(f"{remote.target.url}: the board did not come back over SSH within"
+                      f" {timeout}s of booting the kernel (its console says why)")
+
+
+def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
+                boot_timeout=600, poll=5):
+    """Boot the kernel built in OUT on the board; returns the state after."""
+    url = remote.target.url
+    q = shlex.quote
+    rel, ver = built_identity(out)
+    before = facts(remote.run(STATE, timeout=60)[1])
+    nonce = secrets.token_hex(4)
+    cmdline = board_cmdline(before.get("cmdline", ""), var_cmdline, nonce)
+    remote.run(f"rm -rf {q(tdir)}/k && mkdir -p {q(tdir)}/k", timeout=60)
+    remote.put(build.kernel_image(out), f"{tdir}/k/bzImage")
+    if initrd:
+        remote.put(initrd, f"{tdir}/k/initrd")
+    if reboot_cmd:
+        env = (f"PVRT_KERNEL={q(tdir + '/k/bzImage')} PVRT_CMDLINE={q(cmdline)}"
+               + (f" PVRT_INITRD={q(tdir + '/k/initrd')}" if initrd else ""))
+        # The command installs the kernel as the board's default and reboots.
+        remote.run(f"{env} setsid sh -c {q('sleep 1; ' + reboot_cmd)}"
+                   " </dev/null >/dev/null 2>&1 &",
+                   timeout=60)
+    else:
+        remote.run(f"kexec -l {q(tdir + '/k/bzImage')}"
+                   + (f" --initrd={q(tdir + '/k/initrd')}" if initrd else "")
+                   + f" --append={q(cmdline)}", timeout=120)
+        # In a session of its own, so that this SSH session ends before the
+        # board goes and its end does not take kexec -e with it.
+        remote.run("setsid sh -c 'sleep 1; sync; kexec -e' </dev/null >/dev/null 2>&1 &",
+                   timeout=60)
+    after = wait_back(remote, before.get("boot_id"), boot_timeout, poll=poll)
+    if f"pvrt.job={nonce}" not in after.get("cmdline", "").split() \
+            or after.get("release") != rel or (ver and after.get("version") != ver):
+        raise TargetError(
+            f"{url}: the board booted `{after.get('release')}` `{after.get('version')}`"
+            f" (command line {after.get('cmdline')!r}), not the kernel just built"
+            f" (`{rel}` `{ver}`, pvrt.job={nonce})"
+            + (": --target-reboot's command must make it the board's default" if reboot_cmd
+               else ""))
+    return after
+
+
+def run_script(tdir, cmd):
+    """The guest command over SSH, framed as guest/init frames it on a console."""
+    q = shlex.quote
+    return (f"export PATH={q(tdir + '/guest')}:$PATH TMPDIR=/tmp; cd /tmp;"
+            ' echo "PVRT-BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)";'
+            ' echo "PVRT-KERNEL $(uname -v)"; echo "PVRT-CMDLINE $(cat /proc/cmdline)";'
+            f" {cmd}; echo \"PVRT-EXIT rc=$?\"; echo '# dmesg'; dmesg")
+
+
+def install(remote, tdir, out, top):
+    """The modules under /lib/modules and guest/ in TDIR/guest."""
+    q = shlex.quote
+    with tempfile.TemporaryDirectory(prefix="pvrt-target-") as tmp:
+        mods = modules_tar(out, os.path.join(tmp, "modules.tar.gz"))
+        guest = os.path.join(tmp, "guest.tar.gz")
+        with tarfile.open(guest, "w:gz") as tar:
+            tar.add(os.path.join(top, "guest"), arcname="guest")
+        remote.run(f"mkdir -p {q(tdir)}", timeout=60)
+        remote.put(mods, f"{tdir}/modules.tar.gz")
+        remote.put(guest, f"{tdir}/guest.tar.gz")
+    remote.run(f"cd {q(tdir)} && tar xzf modules.tar.gz -C / && rm -rf guest"
+               " && tar xzf guest.tar.gz && rm -f modules.tar.gz guest.tar.gz", timeout=300)
+
+
+def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
+    """One cyclictest run over SSH: a latency row as validate.measure makes."""
+    from pvrt import validate
+    log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}-board.log")
+    t0 = time.time()
+    rc, out, err = remote.run(run_script(tdir, f"cyclictest-load {secs} {load}"),
+                              timeout=secs * 4 + 300, check=False)
+    with open(log_path, "w", encoding="utf-8") as f:
+        f.write(f"# {remote.target.url}: cyclictest-load {secs} {load}\n" + out + err)
+    res = boot.BootResult(log_path, out, False, time.time() - t0)
+    row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
+           "seconds": secs, "log": log_path, "problems": res.problems(),
+           "provenance": dict(console.provenance(out), **hw), "cpus": 1, "isolated": False,
+           "rig": "smp1"}
+    if rc == 255:
+        row["problems"].append(ssh_failure(remote.target, err))
+    ct = res.sections().get("cyclictest")
+    if ct is None:
+        row["problems"].append("no cyclictest section (no PVRT-BEGIN cyclictest)")
+    elif ct[0] is None:
+        row["problems"].append("cyclictest section not finished (no PVRT-END cyclictest)")
+    elif ct[0] != 0:
+        row["problems"].append(f"cyclictest exited with rc={ct[0]}")
+    else:
+        try:
+            row.update(validate.cyclictest_figures(ct[1], out))
+        except ValueError as e:
+            row["problems"].append(f"cyclictest output unreadable: {e}")
+        else:
+            row["problems"] += validate.sample_problems(row)
+    row["kunit"] = kunit_counts(tree, log_path)
+    return row
+
+
+def run_hwlat(remote, secs, results_dir, hw):
+    log_path = os.path.join(results_dir, "hwlat-board.log")
+    rc, out, err = remote.run(hwlat_script(secs), timeout=secs * 3 + 120, check=False)
+    with open(log_path, "w", encoding="utf-8") as f:
+        f.write(out + err)
+    sec = console.sections(out).get("hwlat", (None, []))
+    row = dict(parse_hwlat(sec, secs), log=log_path, provenance=hw)
+    if rc == 255:
+        row["problems"].append(ssh_failure(remote.target, err))
+    return row
+
+
+# --- the report --------------------------------------------------------------------------
+
+CLOCK = "- clock: QEMU TCG"
+
+
+def board_lines(rows, meta):
+    """The report's lines on the board: its identity and hwlatdetect."""
+    hw = meta.get("board", {})
+    md = ["## The board", "",
+          f"- target: `{meta.get('target')}`; kernels booted with"
+          f" {'`' + meta['reboot'] + '`' if meta.get('reboot') else 'kexec'}",
+          f"- hardware: {hw.get('cpu_model', '?')}; DMI product {hw.get('dmi_product', '?')}"
+          f" ({hw.get('dmi_vendor', '?')}); `uname -m` {hw.get('machine', '?')};"
+          f" {hw.get('host_cpus', '?')} CPUs; the board's own kernel {hw.get('host_kernel')}"]
+    for r in rows:
+        if r.get("kind") == "hwlat":
+            fig = (f"max {r['max_us']} us, {r.get('over_threshold', '?')} samples over"
+                   f" {r['threshold_us']} us" if "max_us" in r else "no figure")
+            md.append(f"- hwlatdetect ({r.get('tool') or 'none'}, {r['seconds']} s, first,"
+                      f" on the board's own kernel): {fig}"
+                      + ("; problems: " + "; ".join(r["problems"]) if r["problems"] else ""))
+    return md + [""]
+
+
+def write_report(rows, meta, results_dir):
+    """report.write, with the clock line saying what clock measured and the
+    board's section after the header."""
+    paths = report.write([r for r in rows if r.get("kind") != "hwlat"], meta, results_dir)
+    path = paths["report"]
+    with open(path, encoding="utf-8") as f:
+        md = f.read().split("\n")
+    out = []
+    for ln in md:
+        if ln.startswith(CLOCK):
+            ln = (f"- clock: the board's own ({meta.get('target')}): hardware latency over SSH,"
+                  " not comparable with the QEMU -icount figures of a validate run")
+        out.append(ln)
+        if ln.startswith("## Headline"):
+            out[-1:] = board_lines(rows, meta) + [ln]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+    return paths
+
+
+# --- the job -----------------------------------------------------------------------------
+
+TARGET_OPTIONS = {"target_reboot": None, "target_initrd": None, "target_ssh_config": None,
+                  "target_dir": "/var/tmp/pvrt", "target_boot_timeout": 600,
+                  "hwlat_seconds": 30}
+
+
+def hook(ap, args, argv, run=subprocess.run):
+    """validate's one call: None without --target (after refusing a --target-*
+    option given alone), else the exit status of the job on the board."""
+    if not args.target:
+        alone = [k for k, default in TARGET_OPTIONS.items() if getattr(args, k) != default]
+        if alone:
+            ap.error(f"--{alone[0].replace('_', '-')} needs --target ssh://USER@HOST[:PORT]")
+        return None
+    return main(args, argv, run=run)
+
+
+UNSUPPORTED = ("full", "soak", "resume", "report", "baseline", "isolated", "base")
+
+
+def main(args, argv, run=subprocess.run):
+    """scripts/validate --target: ARGS of validate's parser."""
+    tgt = Target(args.target)
+    if run is subprocess.run and not shutil.which("ssh"):
+        raise TargetError("--target needs ssh (Debian package openssh-client)")
+    for opt in UNSUPPORTED:
+        if getattr(args, opt, None):
+            raise TargetError(f"--target runs the short form: not with --{opt}")
+    if args.cpus != [1]:
+        raise TargetError("--target runs cyclictest with one measuring thread: not with --cpus")
+    if args.target_initrd and not os.path.isfile(args.target_initrd):
+        raise TargetError(f"--target-initrd {args.target_initrd}: no such file")
+    if args.target_ssh_config and not os.path.isfile(args.target_ssh_config):
+        raise TargetError(f"--target-ssh-config {args.target_ssh_config}: no such file")
+    if args.kernel_config and not os.path.isfile(args.kernel_config):
+        raise TargetError(f"--kernel-config {args.kernel_config}: no such file")
+    secs = args.seconds or 20
+    runs = args.runs or 1
+    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
+    for v in args.variants:
+        build.Variant(v, top)
+    remote = Remote(tgt, args.target_ssh_config, run=run)
+    tdir = args.target_dir
+    log(f"checking {tgt.url}")
+    precheck(remote, tdir, args.load, args.target_reboot)
+    hw = identity(remote)
+    log(f"board: {hw['cpu_model']}, DMI {hw['dmi_product']}, {hw['machine']},"
+        f" kernel {hw['host_kernel']}")
+    kc = os.path.abspath(args.kernel_config) if args.kernel_config else None
+    tree = experiment.apply_tree(top, bdir, log=log)
+    outs = {}
+    for v in args.variants:
+        name = build.Variant(v, top).build_name
+        if name not in outs:
+            log(f"build {name}")
+            outs[name] = build.build_variant(top, tree, build.Variant(name, top,
+                                                                       base_config=kc),
+                                             log=log)
+    # The room the built kernels need, which the first check could only guess.
+    need = max(kernel_bytes(out) for out in outs.values()) + (
+        os.path.getsize(args.target_initrd) if args.target_initrd else 0)
+    if need > NEED_MB << 20:
+        precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1)
+    results_dir = experiment.new_results_dir(bdir, report_dir=True)
+    meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "command": "scripts/validate " + " ".join(shlex.quote(a) for a in
+                                                      (argv if argv is not None
+                                                       else sys.argv[1:])),
+            "variants": args.variants, "load": args.load, "seconds": secs, "runs": runs,
+            "kernel_config": kc, "base_config": "allnoconfig", "target": tgt.url,
+            "reboot": args.target_reboot, "board": hw, "rigs": ["smp1"],
+            **experiment.tree_ids(tree)}
+    save(meta, os.path.join(results_dir, "meta.json"))
+    results = os.path.join(results_dir, "results.json")
+    rows, paths = [], None
+    t0 = time.time()
+    try:
+        log(f"hwlatdetect, {args.hwlat_seconds} s")
+        rows.append(run_hwlat(remote, args.hwlat_seconds, results_dir, hw))
+        save(rows, results)
+        for run_no in range(1, runs + 1):
+            for v in args.variants:
+                out = outs[build.Variant(v, top).build_name]
+                log(f"{v}: booting it on the board")
+                boot_kernel(remote, tdir, out, build.Variant(v, top).cmdline,
+                            args.target_initrd, args.target_reboot, args.target_boot_timeout)
+                install(remote, tdir, out, top)
+                log(f"{v}: cyclictest {secs} s under {args.load}, run {run_no}")
+                row = measure(remote, tree, v, secs, args.load, run_no, results_dir, hw, tdir)
+                row["key"] = f"latency/{v}/{args.load}/{run_no}"
+                rows.append(row)
+                save(rows, results)
+                for p in row["problems"]:
+                    log(f"  {v}: {p}")
+    finally:
+        # Whatever was measured stays, with a report of it.
+        meta["wall_seconds"] = round(time.time() - t0)
+        save(meta, os.path.join(results_dir, "meta.json"))
+        if rows:
+            report.judge_load([r for r in rows if r.get("kind") == "latency"])
+            save(rows, results)
+            paths = write_report(rows, meta, results_dir)
+            log(f"results: {results}")
+    print(f"\ncyclictest -m -p 99 -i 200 under {args.load}, {secs} s x {runs} run(s) per"
+          f" kernel on {tgt.url} ({hw['cpu_model']}); latencies in us\n")
+    lat = [r for r in rows if r.get("kind") == "latency"]
+    print(report.text_table(report.LAT_HEAD, report.latency_table(lat)))
+    print("\n" + "\n".join(board_lines(rows, meta)[2:]))
+    print(f"report: {paths['report']}")
+    # hwlatdetect's problems are in the report; the job judges the kernels.
+    bad = [r for r in lat if r.get("problems")] + report.invalid_runs(lat)
+    return 1 if bad else 0

@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/validate --target ssh://...: the job on a board, ssh stubbed.
+
+A fake board answers the commands the job sends over ssh (pvrt.target.Remote
+runs them through a replaceable subprocess.run): the checks before anything
+is built, the kexec boot, the run of guest/cyclictest-load.  The job against
+a real SSH server is the loopback board's (scripts/board, README)."""
+
+import json
+import os
+import shlex
+import subprocess
+import uuid
+
+import pytest
+
+from pvrt import build, experiment, report, target, validate
+
+SECTION = """PVRT-BEGIN cyclictest
+# /dev/cpu_dma_latency set to 0us
+# Histogram
+000003 000010
+000004 000980
+000009 000009
+000250 000001
+# Total: 000001000
+# Min Latencies: 00003
+# Avg Latencies: 00004
+# Max Latencies: 00250
+# Histogram Overflows: 00000
+# Histogram Overflow at cycle number:
+# Thread 0:
+# load work: hackbench=3
+PVRT-END cyclictest rc=0
+"""
+
+RELEASE, VERSION = "6.12.9-pvrt", "#1 SMP PREEMPT_DYNAMIC 2026-01-01"
+
+
+class Board:
+    """A board over ssh: each call of run() is one ssh command."""
+
+    def __init__(self, **facts):
+        self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar",
+                      "dir": "ok", "free_kb": str(4 << 20), **facts}
+        self.state = {"boot_id": str(uuid.uuid4()), "release": "6.1.0-board",
+                      "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet"}
+        self.boots_into = (RELEASE, VERSION)
+        self.loaded = None
+        self.ssh_rc, self.ssh_err = 0, ""
+        self.commands, self.files = [], {}
+        self.on_run = None
+
+    def __call__(self, argv, stdin=None, capture_output=True, timeout=None):
+        assert argv[0] == "ssh" and "BatchMode=yes" in argv
+        cmd = argv[-1]
+        self.commands.append(cmd)
+        if self.ssh_rc:
+            return subprocess.CompletedProcess(argv, 255, b"", self.ssh_err.encode())
+        out = ""
+        if "echo uid=" in cmd:
+            out = "".join(f"{k}={v}\n" for k, v in self.facts.items()
+                          if not k.startswith("prog:"))
+            for p in ("cyclictest", "chrt", "hackbench", "stress-ng"):
+                out += f"prog:{p}={self.facts.get('prog:' + p, '/usr/bin/' + p)}\n"
+        elif cmd == target.IDENTITY:
+            out = ("machine=x86_64\nhostname=bench1\nkernel=6.1.0-board\n"
+                   "cpu_model=Intel(R) Core(TM) i5-8365U\ncpus=4\ndmi_product=Latitude 7400\n"
+                   "dmi_vendor=Dell Inc.\nrt_tests=2.5\n")
+        elif cmd == target.STATE:
+            out = "".join(f"{k}={v}\n" for k, v in self.state.items())
+        elif cmd.startswith("cat > "):
+            self.files[cmd[6:]] = stdin.read()
+        elif cmd.startswith("kexec -l"):
+            self.loaded = cmd.split("--append=", 1)[1].strip("'")
+        elif "PVRT_CMDLINE=" in cmd:
+            # --target-reboot's command: the board boots the kernel it names.
+            env = dict(w.split("=", 1) for w in shlex.split(cmd) if w.startswith("PVRT_"))
+            self.loaded = env["PVRT_CMDLINE"]
+            cmd = "kexec -e"
+        if "kexec -e" in cmd:
+            self.state = {"boot_id": str(uuid.uuid4()), "release": self.boots_into[0],
+                          "version": self.boots_into[1], "cmdline": self.loaded}
+        elif "PVRT-BEGIN hwlat" in cmd:
+            out = ("PVRT-BEGIN hwlat\n# tool hwlat-tracer\n# max 14\n"
+                   "<...>-12 [000] d... 10.1: #1 inner/outer(us): 14/12 ts:1.2 count:1\n"
+                   "PVRT-END hwlat rc=0\n")
+        elif "cyclictest-load" in cmd:
+            if self.on_run:
+                self.on_run()
+            out = (f"PVRT-BOOTED {self.state['release']} cpus=4\n"
+                   f"PVRT-KERNEL {self.state['version']}\n"
+                   f"PVRT-CMDLINE {self.state['cmdline']}\n" + SECTION + "PVRT-EXIT rc=0\n")
+        return subprocess.CompletedProcess(argv, 0, out.encode(), b"")
+
+
+def _kernel(tmp_path, name):
+    out = tmp_path / "out" / name
+    for d in ("include/config", "include/generated", "arch/x86/boot",
+              f"modroot/lib/modules/{RELEASE}"):
+        (out / d).mkdir(parents=True, exist_ok=True)
+    (out / "include/config/kernel.release").write_text(RELEASE + "\n")
+    (out / "include/generated/utsversion.h").write_text(f'#define UTS_VERSION "{VERSION}"\n')
+    (out / "arch/x86/boot/bzImage").write_bytes(b"kernel")
+    (out / f"modroot/lib/modules/{RELEASE}/modules.dep").write_text("")
+    return str(out)
+
+
+@pytest.fixture
+def job(tmp_path, monkeypatch):
+    """validate --target with the builds stubbed; returns (board, built, run)."""
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setenv("PVRT_CACHE", str(tmp_path / "cache"))
+    built = []
+
+    def build_variant(top, tree, var, *a, **k):
+        built.append(var.name)
+        return _kernel(tmp_path, var.name)
+
+    monkeypatch.setattr(experiment, "apply_tree", lambda *a, **k: "tree")
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    monkeypatch.setattr(experiment, "tree_ids", lambda tree: {"base": "b", "tip": "t"})
+    monkeypatch.setattr(target, "kunit_counts", lambda tree, path: None)
+    monkeypatch.setattr(target.time, "sleep", lambda s: None)
+    # The plots are report.py's (tested there): not drawn here.
+    for plot in ("plot_histograms", "plot_survival", "plot_over_time", "plot_chain"):
+        monkeypatch.setattr(report, plot, lambda *a, **k: None)
+    board = Board()
+    real = target.Remote.__init__
+
+    def remote_init(self, tgt, ssh_config=None, run=None, connect_timeout=10):
+        real(self, tgt, ssh_config, run=board, connect_timeout=connect_timeout)
+
+    monkeypatch.setattr(target.Remote, "__init__", remote_init)
+
+    def run(*args):
+        return validate.main(["--target", "ssh://root@board.example:2222", "--hwlat-seconds",
+                              "5", "--seconds", "5", *args])
+    return board, built, run
+
+
+def _results(tmp_path):
+    (rdir,) = (tmp_path / "report").iterdir()
+    return rdir, json.loads((rdir / "results.json").read_text())
+
+
+@pytest.mark.parametrize("url", ["http://root@host", "root@host", "ssh://root@host:99999",
+                                 "ssh://root@host:22/path", "ssh://", "ssh://root:pw@host"])
+def test_a_bad_url_is_refused_before_anything(job, url):
+    board, built, _run = job
+    with pytest.raises(target.TargetError, match="--target"):
+        validate.main(["--target", url])
+    assert not board.commands and not built
+
+
+def test_the_url_gives_user_host_and_port():
+    t = target.Target("ssh://pi@10.0.0.7:2200")
+    assert (t.user, t.host, t.port, t.dest) == ("pi", "10.0.0.7", 2200, "pi@10.0.0.7")
+    assert target.Target("ssh://root@[::1]").port == 22
+
+
+def test_a_target_option_without_target_is_refused(job, capsys):
+    with pytest.raises(SystemExit):
+        validate.main(["--target-reboot", "reboot"])
+    assert "--target-reboot needs --target" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("err, says", [
+    ("ssh: connect to host board.example port 2222: Connection refused", "not reachable"),
+    ("ssh: Could not resolve hostname board.example: Name or service not known",
+     "not reachable"),
+    ("root@board.example: Permission denied (publickey).", "refused the key"),
+    ("Host key verification failed.", "host key")])
+def test_an_unusable_connection_is_one_error_before_building(job, err, says):
+    board, built, run = job
+    board.ssh_rc, board.ssh_err = 255, err
+    with pytest.raises(target.TargetError, match=says):
+        run()
+    assert not built
+
+
+@pytest.mark.parametrize("facts, says", [
+    ({"kexec": ""}, "no kexec"),
+    ({"uid": "1000"}, "needs root"),
+    ({"free_kb": "10240"}, "has 10 MiB free"),
+    ({"dir": "fail"}, "cannot create"),
+    ({"prog:cyclictest": ""}, "lacks cyclictest"),
+    ({"prog:stress-ng": ""}, "lacks stress-ng")])
+def test_a_board_that_cannot_run_the_job_is_refused_before_building(job, facts, says):
+    board, built, run = job
+    board.facts.update(facts)
+    with pytest.raises(target.TargetError, match=says):
+        run()
+    assert not built
+    assert not any("kexec -l" in c for c in board.commands)
+
+
+def test_kernels_larger_than_the_room_are_refused_before_booting(job, monkeypatch):
+    board, built, run = job
+    board.facts["free_kb"] = str(200 << 10)
+    monkeypatch.setattr(target, "kernel_bytes", lambda out: 300 << 20)
+    with pytest.raises(target.TargetError, match="has 200 MiB free.* needs 301 MiB"):
+        run("--variants", "project")
+    assert built == ["project"]
+    assert not any(c.startswith(("kexec", "cat >")) for c in board.commands)
+
+
+def test_no_kexec_is_fine_with_a_reboot_command(job):
+    board, built, run = job
+    board.facts["kexec"] = ""
+    assert run("--variants", "project", "--target-reboot", "install-and-reboot") == 0
+    assert built == ["project"]
+    assert not any(c.startswith("kexec") for c in board.commands)
+    assert "pvrt.job=" in board.state["cmdline"]
+
+
+def test_a_board_that_boots_another_kernel_is_a_clear_error(job, tmp_path):
+    board, _built, run = job
+    board.boots_into = ("6.1.0-board", "#1 SMP Debian")
+    with pytest.raises(target.TargetError, match="not the kernel just built"):
+        run("--variants", "project")
+    _rdir, rows = _results(tmp_path)
+    assert [r["kind"] for r in rows] == ["hwlat"]
+
+
+def test_the_job_boots_each_kernel_and_writes_the_report(job, tmp_path, capsys):
+    board, built, run = job
+    assert run("--variants", "stock,project") == 0
+    assert built == ["stock", "project"]
+    rdir, rows = _results(tmp_path)
+    assert [(r["kind"], r.get("variant")) for r in rows] == [
+        ("hwlat", None), ("latency", "stock"), ("latency", "project")]
+    hw, lat = rows[0], rows[1]
+    assert (hw["tool"], hw["max_us"], hw["over_threshold"]) == ("hwlat-tracer", 14, 1)
+    assert (lat["samples"], lat["max"], lat["problems"]) == (1000, 250, [])
+    prov = lat["provenance"]
+    assert prov["cpu_model"] == "Intel(R) Core(TM) i5-8365U"
+    assert (prov["dmi_product"], prov["machine"]) == ("Latitude 7400", "x86_64")
+    assert prov["uname_v"] == VERSION
+    # The kernel under test keeps the board's root= and console=, gets the
+    # variant's parameters and the job's nonce.
+    assert board.loaded.startswith("root=/dev/sda1 console=ttyS0 ikt.prio=")
+    assert "quiet" not in board.loaded and "pvrt.job=" in board.loaded
+    assert "/var/tmp/pvrt/k/bzImage" in board.files
+    md = (rdir / "report.md").read_text()
+    assert "## The board" in md and "Latitude 7400" in md
+    assert "hwlat-tracer, 5 s" in md and "max 14 us" in md
+    assert "- clock: QEMU TCG" not in md
+    assert "on ssh://root@board.example:2222" in capsys.readouterr().out
+
+
+def test_an_interrupted_job_keeps_what_it_measured(job, tmp_path):
+    board, _built, run = job
+    runs = []
+
+    def on_run():
+        runs.append(1)
+        if len(runs) == 2:
+            raise KeyboardInterrupt
+    board.on_run = on_run
+    with pytest.raises(KeyboardInterrupt):
+        run("--variants", "stock,project")
+    rdir, rows = _results(tmp_path)
+    assert [(r["kind"], r.get("variant")) for r in rows] == [("hwlat", None),
+                                                             ("latency", "stock")]
+    assert (rdir / "report.md").exists()
+
+
+def test_hwlatdetect_output_is_read():
+    lines = ["# tool hwlatdetect", "hwlatdetect:  test duration 10 seconds",
+             "   Max Latency: 23us", "   Samples recorded: 4",
+             "   Samples exceeding threshold: 4"]
+    row = target.parse_hwlat((0, lines), 10)
+    assert (row["max_us"], row["over_threshold"], row["problems"]) == (23, 4, [])
+    row = target.parse_hwlat((2, ["# tool hwlat-tracer", "# no hwlatdetect and no hwlat tracer"
+                                  " (CONFIG_HWLAT_TRACER) on the board"]), 10)
+    assert "max_us" not in row and "CONFIG_HWLAT_TRACER" in row["problems"][0]

@@ -676,3 +676,43 @@ def test_tuned_stock_differs_only_by_the_series(tmp_path, monkeypatch, capsys, l
     assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
     if not ok:
         assert "CONFIG_HZ_1000: y / n" in capsys.readouterr().out
+
+
+class _Res:
+    def __init__(self, text, problems=(), booted=True):
+        self.text, self._p, self.booted, self.log_path = text, list(problems), booted, "log"
+
+    def problems(self):
+        return self._p
+
+
+GOOD_PREEMPT_NONE = ("ikt: off: the kernel is not preemptible (preempt=none or"
+                     " preempt=voluntary); boot with preempt=full for interrupt threads\n"
+                     "# IKT off (ikt=off); threads default to SCHED_FIFO 50\n"
+                     "ikt_bench: done\n")
+
+
+@pytest.mark.parametrize("text,problems,ok", [
+    (GOOD_PREEMPT_NONE, [], (True, True)),
+    # IKT left on by a kernel that is not preemptible: the gate is broken.
+    (GOOD_PREEMPT_NONE.replace("ikt: off: the kernel is not preemptible", "x")
+     .replace("# IKT off (ikt=off)", "# IKT on"), [], (False, True)),
+    # The on-stack hrtimer not annotated: debug objects warn.
+    (GOOD_PREEMPT_NONE + "ODEBUG: object 00000000 is on stack, but NOT annotated.\n",
+     ["console line 4: ODEBUG: object 00000000 is on stack, but NOT annotated."],
+     (True, False)),
+    (GOOD_PREEMPT_NONE.replace("ikt_bench: done", "ikt_bench: failed: -110"), [],
+     (True, False)),
+])
+def test_preempt_none_boot_is_judged(tmp_path, monkeypatch, text, problems, ok):
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only="boot"))
+    c.judge_preempt_none(_Res(text, problems), ("off", "odebug"))
+    got = {name: passed for _stage, name, passed, _d in c.res.junit}
+    assert (got["off"], got["odebug"]) == ok
+
+
+def test_odebug_is_a_splat():
+    from pvrt import console
+    assert console.splats("ODEBUG: init on stack object (hrtimer) not annotated\n")

@@ -35,7 +35,7 @@ KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
 # time (check-timings.json in the cache directory, next to ccache's: both
 # go together).
 COLD_SECONDS = {"tools": 20, "series": 180, "checkpatch": 30, "bisect": 820, "x86_64": 80,
-                "boot": 40, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
+                "boot": 330, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
                 "lockdep": 50, "kunit-debug": 100, "kunit-rt": 60}
 # A kernel a stage boots but an earlier stage, not run, should have built:
 # the project kernel (3.6 min cold), the debug kernel (4.2 min cold) and the
@@ -563,6 +563,7 @@ class Check:
                                                                  if row["problem"] else [])
                                 + row["splats"][:3]))
         self.boot_ikt(secs)
+        self.boot_preempt_none()
         ct = secs.get("cyclictest")
         lat, detail = None, "no cyclictest section"
         if ct:
@@ -651,6 +652,45 @@ class Check:
             self.res.case("torture", f"{r['scenario']} on the {r['kernel']} kernel"
                           f" ({r['module']}, {what}): End of test: {r['expect']}",
                           r["ok"], detail)
+
+    # What the preempt=none boot of variants/project-dynamic must show.
+    PREEMPT_NONE_WARNING = "ikt: off: the kernel is not preemptible"
+
+    def boot_preempt_none(self):
+        """variants/project-dynamic booted preempt=none: IKT stays off (its
+        boot warning, "# IKT off" heading /proc/irq/ikt), and ikt_bench
+        (hrtimer and timer_list on its stack) runs to its end under the
+        debug-objects checks with a clean console."""
+        out = self.build_case("boot", "project-dynamic (PREEMPT_DYNAMIC, debug objects) builds",
+                              "project-dynamic")
+        names = ("preempt=none: IKT off, with its boot warning and '# IKT off' in"
+                 " /proc/irq/ikt",
+                 "preempt=none: ikt_bench runs to its end, debug objects silent")
+        if out is None:
+            for n in names:
+                self.res.case("boot", n, False, "not booted: project-dynamic did not build")
+            return
+        cmd = "head -n 1 /proc/irq/ikt && ikt-bench none samples=20"
+        print(f"  $ scripts/boot --variant project-dynamic --cmd '{cmd}'", flush=True)
+        res = boot.boot(build.kernel_image(out), cmd,
+                        os.path.join(self.logs, "boot-preempt-none.log"),
+                        modroot=os.path.join(out, "modroot"), timeout=600,
+                        append=" ".join(build.Variant("project-dynamic", self.top).cmdline))
+        self.judge_preempt_none(res, names)
+
+    def judge_preempt_none(self, res, names):
+        text = res.text
+        heading = next((ln.strip() for ln in text.splitlines()
+                        if ln.strip().startswith("# IKT ")), "")
+        off = self.PREEMPT_NONE_WARNING in text and heading.startswith("# IKT off")
+        self.res.case("boot", names[0], res.booted and off,
+                      f"warning {'seen' if self.PREEMPT_NONE_WARNING in text else 'missing'};"
+                      f" /proc/irq/ikt heading: {heading or '(none)'}; see {res.log_path}")
+        problems = res.problems()
+        done = "ikt_bench: done" in text
+        self.res.case("boot", names[1], res.booted and done and not problems,
+                      "; ".join(problems[:3] + ([] if done else ["no 'ikt_bench: done'"]))
+                      + f"; see {res.log_path}")
 
     def boot_ikt(self, secs):
         """/proc/irq/ikt: only timer-type and justified handlers hard; priority file."""

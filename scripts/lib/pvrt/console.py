@@ -31,6 +31,7 @@ SPLAT_PATTERNS = [
     r"INFO: possible irq lock inversion",
     r"INFO: task .* blocked for more than",           # hung task
     r"UBSAN: ",
+    r"ODEBUG: ",                                     # debug objects (their WARN follows)
     r"==================================================================",  # KASAN banner
     # RCU stalls, as rcutorture's console-badness.sh reads them.
     r"detected stalls on CPUs/tasks",

@@ -689,6 +689,8 @@ class _Res:
 GOOD_PREEMPT_NONE = ("ikt: off: the kernel is not preemptible (preempt=none or"
                      " preempt=voluntary); boot with preempt=full for interrupt threads\n"
                      "# IKT off (ikt=off); threads default to SCHED_FIFO 50\n"
+                     "ikt_bench: result thread threaded=0 prio=0 prio_max=0 samples=20 min=1"
+                     " avg=1 p50=1 p99=1 max=1\n"
                      "ikt_bench: done\n")
 
 
@@ -703,6 +705,9 @@ GOOD_PREEMPT_NONE = ("ikt: off: the kernel is not preemptible (preempt=none or"
      (True, False)),
     (GOOD_PREEMPT_NONE.replace("ikt_bench: done", "ikt_bench: failed: -110"), [],
      (True, False)),
+    # The flag says off, but handlers are still force-threaded.
+    (GOOD_PREEMPT_NONE.replace("threaded=0 prio=0 prio_max=0", "threaded=20 prio=50 prio_max=50"),
+     [], (False, True)),
 ])
 def test_preempt_none_boot_is_judged(tmp_path, monkeypatch, text, problems, ok):
     monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))

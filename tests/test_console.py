@@ -288,3 +288,17 @@ def test_latency_over_time_puts_each_window_at_its_end():
             "       0:    5001:    2507", "       1:    9999:      12"]
     start, series = console.cyclictest_series(body)
     assert start == 3.5 and series == [(1.0, 31), (1.0, 40), (2.0, 2507), (2.0, 12)]
+
+
+def test_ikt_report_marked_lines_and_a_kernel_message_between():
+    """The guest marks /proc/irq/ikt's lines: a kernel message the console
+    printed in the middle (its time stamp already stripped) is not a row,
+    and a marked line that cannot be read still raises."""
+    marked = ["IKT| " + ln for ln in IKT_REPORT]
+    rows = console.ikt_report(marked[:3] + ["random: crng init done"] + marked[3:])
+    assert rows == console.ikt_report(IKT_REPORT)
+    with pytest.raises(ValueError):
+        console.ikt_report(marked[:2] + ["IKT|      7 broken"] + marked[2:])
+    # Unmarked (older logs): every line is the file's, as before.
+    with pytest.raises(ValueError):
+        console.ikt_report(IKT_REPORT[:2] + ["random: crng init done"] + IKT_REPORT[2:])

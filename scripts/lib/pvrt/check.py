@@ -17,8 +17,8 @@ import tempfile
 import time
 import traceback
 
-from pvrt import (advisor, base, boot, build, console, errors, gitutil, junit, kunit, lint, lock,
-                  series, torture)
+from pvrt import (advisor, base, bench_ikt, boot, build, console, errors, gitutil, junit, kunit,
+                  lint, lock, series, torture)
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
 
@@ -682,10 +682,19 @@ class Check:
         text = res.text
         heading = next((ln.strip() for ln in text.splitlines()
                         if ln.strip().startswith("# IKT ")), "")
-        off = self.PREEMPT_NONE_WARNING in text and heading.startswith("# IKT off")
+        # The behaviour, not only the flag: ikt_bench's plain request ran in
+        # hard interrupt context for every sample (no forced threading).
+        found, _done = bench_ikt.parse(text)
+        thread = found.get("thread")
+        hard = thread is not None and thread["threaded"] is False
+        off = (self.PREEMPT_NONE_WARNING in text and heading.startswith("# IKT off")
+               and hard)
         self.res.case("boot", names[0], res.booted and off,
                       f"warning {'seen' if self.PREEMPT_NONE_WARNING in text else 'missing'};"
-                      f" /proc/irq/ikt heading: {heading or '(none)'}; see {res.log_path}")
+                      f" /proc/irq/ikt heading: {heading or '(none)'}; ikt_bench's plain"
+                      " handler: " + ("no result" if thread is None else
+                                      f"{thread['threaded_n']} of {thread['samples']} samples"
+                                      " in a thread") + f"; see {res.log_path}")
         problems = res.problems()
         done = "ikt_bench: done" in text
         self.res.case("boot", names[1], res.booted and done and not problems,

@@ -420,6 +420,11 @@ def _ikt_unescape(name):
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), name)
 
 
+# The mark guest/ikt-check and guest/devices-check put before each line of
+# /proc/irq/ikt.
+IKT_MARK = "IKT| "
+
+
 def ikt_report(section_lines):
     """Rows of /proc/irq/ikt: [{irq, action, mode, pid, prio, reason}].
 
@@ -428,8 +433,15 @@ def ikt_report(section_lines):
     "(<n> more actions)" lines are not action rows.  Raises ValueError if no
     header line is found, or on a line that is neither a comment nor one
     of those: a row that cannot be read must not vanish from the checks.
+    When the lines carry IKT_MARK (the guest scripts mark them), only
+    those are the file's: the rest are kernel messages printed in between.
     """
     rows, header = [], False
+    marked = [ln.split(IKT_MARK, 1)[1] for ln in section_lines if IKT_MARK in ln]
+    if marked:
+        # guest/ikt-check marks the file's lines: any other line of the
+        # section is a kernel message the console printed in between.
+        section_lines = marked
     for line in section_lines:
         line = line.strip()
         if not line:

@@ -450,18 +450,10 @@ class Check:
                 self.res.case("kunit-debug", f"W=1 and sparse clean on the series' lines: {f}"
                               " (debug kernel)", False, "not linted: the debug kernel did not build")
             raise
-        log_path = os.path.join(self.logs, "kunit-debug.log")
-        print(f"  $ scripts/boot (-smp 2, {twin.name}, the suites built in run at boot)",
-              flush=True)
-        res = boot.boot(build.kernel_image(out), "true", log_path,
-                        modroot=os.path.join(out, "modroot"), smp=2, timeout=1500,
-                        append=" ".join(twin.cmdline + [KUNIT_SECOND_RULE]))
-        self.res.case("kunit-debug", "debug kernel boots, runs its suites and powers off",
-                      res.booted and res.rc == 0 and not res.timed_out,
-                      "; ".join(res.problems()) or f"rc={res.rc}")
-        name = "KUnit on x86_64 with lockdep, KASAN, UBSAN"
-        self.kunit_counted("kunit-debug", name, log_path)
-        self.console_cases("kunit-debug", name, res.text, log_path)
+        self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
+                        twin.cmdline + [KUNIT_SECOND_RULE],
+                        "debug kernel boots, runs its suites and powers off",
+                        "KUnit on x86_64 with lockdep, KASAN, UBSAN")
         # The series' C files the project configuration does not build (the
         # lockdep ones), linted here, after the last boot of this kernel:
         # W=1 objects would otherwise be rebuilt before the next boot.
@@ -481,22 +473,14 @@ class Check:
         out = os.path.join(self.bdir, "out", var.name)
         build.build_variant(self.top, self.tree, var, out,
                             log=lambda m: print("  " + m, flush=True))
-        log_path = os.path.join(self.logs, "kunit-noconv-debug.log")
-        print(f"  $ scripts/boot (-smp 2, {var.name}, the suites built in run at boot)",
-              flush=True)
-        res = boot.boot(build.kernel_image(out), "true", log_path,
-                        modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
-                        append=" ".join(var.cmdline))
-        self.res.case("kunit-debug", "unconverted debug kernel boots, runs its suites and"
-                      " powers off", res.booted and res.rc == 0 and not res.timed_out,
-                      "; ".join(res.problems()) or f"rc={res.rc}")
-        name = "KUnit on x86_64 without PV_SPINLOCK, with lockdep"
-        self.kunit_counted("kunit-debug", name, log_path)
-        self.console_cases("kunit-debug", name, res.text, log_path)
+        res = self.suite_boot("kunit-debug", var, out, "kunit-noconv-debug.log", 900,
+                              var.cmdline, "unconverted debug kernel boots, runs its suites"
+                              " and powers off",
+                              "KUnit on x86_64 without PV_SPINLOCK, with lockdep")
         good = re.search(r"Good, all +\d+ testcases passed", res.text)
         self.res.case("kunit-debug", "lockdep's selftests pass without PV_SPINLOCK"
                       " (wait contexts with the pv_spinlock column)", bool(good),
-                      f"no 'Good, all N testcases passed' line (console: {log_path})")
+                      f"no 'Good, all N testcases passed' line (console: {res.log_path})")
 
     def st_rt_kunit(self):
         """The series' KUnit suites on PREEMPT_RT (variants/project-rt), where
@@ -506,18 +490,26 @@ class Check:
         build.build_variant(self.top, self.tree, var, out,
                             log=lambda m: print("  " + m, flush=True))
         self.built.add("project-rt")
-        log_path = os.path.join(self.logs, "kunit-rt.log")
+        self.suite_boot("kunit-rt", var, out, "kunit-rt.log", 1500,
+                        var.cmdline + [KUNIT_SECOND_RULE],
+                        "PREEMPT_RT kernel boots, runs its suites and powers off",
+                        "KUnit on x86_64 PREEMPT_RT")
+
+    def suite_boot(self, stage, var, out, log_name, timeout, cmdline, boots, name):
+        """Boot VAR's kernel in OUT (-smp 2) so that its built-in KUnit suites
+        run: a case that it booted and powered off (BOOTS), the suites'
+        counts and the console cases under NAME.  Returns the boot result."""
+        log_path = os.path.join(self.logs, log_name)
         print(f"  $ scripts/boot (-smp 2, {var.name}, the suites built in run at boot)",
               flush=True)
         res = boot.boot(build.kernel_image(out), "true", log_path,
-                        modroot=os.path.join(out, "modroot"), smp=2, timeout=1500,
-                        append=" ".join(var.cmdline + [KUNIT_SECOND_RULE]))
-        self.res.case("kunit-rt", "PREEMPT_RT kernel boots, runs its suites and powers off",
-                      res.booted and res.rc == 0 and not res.timed_out,
+                        modroot=os.path.join(out, "modroot"), smp=2, timeout=timeout,
+                        append=" ".join(cmdline))
+        self.res.case(stage, boots, res.booted and res.rc == 0 and not res.timed_out,
                       "; ".join(res.problems()) or f"rc={res.rc}")
-        name = "KUnit on x86_64 PREEMPT_RT"
-        self.kunit_counted("kunit-rt", name, log_path)
-        self.console_cases("kunit-rt", name, res.text, log_path)
+        self.kunit_counted(stage, name, log_path)
+        self.console_cases(stage, name, res.text, log_path)
+        return res
 
     def kunit_counted(self, stage, name, log_path):
         """KUnit's results on a boot's console, counted from the KTAP lines."""

@@ -424,20 +424,7 @@ def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
            "rig": "smp1"}
     if rc == 255:
         row["problems"].append(ssh_failure(remote.target, err))
-    ct = res.sections().get("cyclictest")
-    if ct is None:
-        row["problems"].append("no cyclictest section (no PVRT-BEGIN cyclictest)")
-    elif ct[0] is None:
-        row["problems"].append("cyclictest section not finished (no PVRT-END cyclictest)")
-    elif ct[0] != 0:
-        row["problems"].append(f"cyclictest exited with rc={ct[0]}")
-    else:
-        try:
-            row.update(validate.cyclictest_figures(ct[1], out))
-        except ValueError as e:
-            row["problems"].append(f"cyclictest output unreadable: {e}")
-        else:
-            row["problems"] += validate.sample_problems(row)
+    validate.judge_cyclictest(row, res)
     row["kunit"] = kunit_counts(tree, log_path)
     return row
 

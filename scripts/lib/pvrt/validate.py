@@ -144,9 +144,16 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None,
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems(),
            "provenance": provenance(res), "cpus": cpus, "isolated": isolated, "rig": rig}
+    judge_cyclictest(row, res, isolated)
+    row["kunit"] = kunit_counts(tree, log_path)
+    return row
+
+
+def judge_cyclictest(row, res, isolated=False):
+    """ROW's figures from boot result RES's cyclictest section, or the
+    problem that leaves it without: no figures without cyclictest's own
+    section, finished and with status 0."""
     ct = res.sections().get("cyclictest")
-    # No figures without cyclictest's own section, finished and with
-    # status 0: the run's problem says which it lacks.
     if ct is None:
         row["problems"].append("no cyclictest section (no PVRT-BEGIN cyclictest)")
     elif ct[0] is None:
@@ -162,8 +169,6 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None,
             row["problems"].append(f"cyclictest output unreadable: {e}")
         else:
             row["problems"] += sample_problems(row)
-    row["kunit"] = kunit_counts(tree, log_path)
-    return row
 
 
 def provenance(res):

@@ -86,6 +86,42 @@ def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys
     # With a threshold instead of the test, and 3 runs.
     rc = latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"])
     assert rc == 0 and f"first bad commit: {rev[5][:12]}" in capsys.readouterr().out
+    # The other way round: the commit that made it faster.  From patch 5 on
+    # the kernel is slow; patch 6 and 7 keep it slow, so within 5..7 nothing
+    # improves, and the search for an improvement over patch 0 is refused:
+    # its runs are better than patch 7's only the other way.
+    with pytest.raises(latbisect.BisectError, match="is not better than GOOD"):
+        latbisect.main([rev[0], rev[7], "--tree", str(tree), "--improvement"])
+    capsys.readouterr()
+
+
+def test_latency_bisect_finds_an_improvement(tree, tmp_path, monkeypatch, capsys):
+    """A tree whose patch 5 makes the kernel fast: --improvement names it,
+    both with the statistical test and with a threshold; without
+    --improvement the same range is refused (BAD is not worse)."""
+    monkeypatch.setenv("PVRT_TOP", TOP)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(latbisect.build, "build_variant", lambda *a, **k: None)
+
+    def measure(top, bdir, work, variant, secs, load, n, outdir, out, cpus=1, isolated=False):
+        fast = os.path.exists(os.path.join(work, "slow"))    # the fixture's patch 5
+        mx = (300 if fast else 900) + 7 * n
+        return {"kind": "latency", "variant": variant, "load": load, "run": n, "samples": 1000,
+                "min": 5, "avg": 9.0, "max": mx, "p99": 20, "p999": 40, "p9999": mx,
+                "hist": {10: 999, mx: 1}, "problems": [], "load_work": {"hackbench": 9}}
+    monkeypatch.setattr(latbisect.validate, "measure", measure)
+    rev = subprocess.run(["git", "-C", str(tree), "rev-list", "--reverse", "HEAD"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--improvement"]) == 0
+    out = capsys.readouterr().out
+    assert f"first improving commit: {rev[5][:12]} patch 5" in out
+    assert f"921 us at {rev[4][:12]} -> 321 us" in out
+    assert " new " in out and " old " in out and " bad " not in out
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--improvement",
+                           "--threshold", "500"]) == 0
+    assert f"first improving commit: {rev[5][:12]}" in capsys.readouterr().out
+    with pytest.raises(latbisect.BisectError, match="is not worse than GOOD"):
+        latbisect.main([rev[0], rev[7], "--tree", str(tree)])
 
 
 def test_bad_input_is_refused_before_anything_is_built(tree, tmp_path, monkeypatch):

@@ -16,6 +16,12 @@ rig's deterministic instruction-counted runs as the test of each step:
      samples, a load that did no work: the validity gates of validate), is
      skipped as `git bisect skip` skips; the search goes on around it.
 
+With --improvement the search is for the commit that made the figure
+better (git bisect's --term-old/--term-new): GOOD is the older, slower
+commit, BAD the newer, faster one, and a step is "new" when its figure is
+better than GOOD's by the same test (below --threshold, or the one-sided
+test the other way round).
+
 Each step builds incrementally in one build directory (ccache), in a
 separate checkout of the tree (build/bisect/linux), so the tree's own
 checkout is not touched.  Output: the first bad commit with the figure
@@ -25,6 +31,7 @@ under build/results/bisect-<time>/).
   scripts/latency-bisect refs/pvrt/base HEAD                     # the series
   scripts/latency-bisect v6.12.1 v6.12.9 --tree ~/src/linux --variant stock
   scripts/latency-bisect A B --figure p99.99 --threshold 150 --runs 3
+  scripts/latency-bisect A B --improvement --threshold 1000 --runs 3
 """
 
 import argparse
@@ -65,16 +72,19 @@ def figure_of(runs, key):
     return statistics.median(vals) if vals else None
 
 
-def verdict(runs, good_runs, key, threshold, load):
-    """'good', 'bad' or SKIP for a step's runs against GOOD's."""
+def verdict(runs, good_runs, key, threshold, load, improvement=False):
+    """'good', 'bad' or SKIP for a step's runs against GOOD's.  'bad' is
+    the state BAD is in: worse than GOOD, or with IMPROVEMENT better."""
     valid = report.latency_rows(report.judge_load(list(runs)), load)
     if not valid or len(valid) < len(runs):
         return SKIP
     if threshold is not None:
-        return "bad" if figure_of(valid, key) > threshold else "good"
+        fig = figure_of(valid, key)
+        return "bad" if (fig < threshold if improvement else fig > threshold) else "good"
     a = [r[key] for r in valid]
     b = [r[key] for r in good_runs]
-    return "bad" if baseline._mwu_greater(a, b) < baseline.ALPHA else "good"
+    p = baseline._mwu_greater(b, a) if improvement else baseline._mwu_greater(a, b)
+    return "bad" if p < baseline.ALPHA else "good"
 
 
 def bisect(commits_, test, log):
@@ -111,8 +121,12 @@ def main(argv=None):
     ap.add_argument("--variant", default="project", help="variants/ file (default project)")
     ap.add_argument("--figure", choices=list(FIGURES), default="max")
     ap.add_argument("--threshold", type=float, metavar="US",
-                    help="bad when the runs' median figure exceeds US (default: the"
+                    help="bad when the runs' median figure exceeds US, with"
+                         " --improvement new when it is below US (default: the"
                          " statistical test against GOOD's runs)")
+    ap.add_argument("--improvement", action="store_true",
+                    help="find the commit that made the figure better: GOOD is the"
+                         " older, slower commit, BAD the newer, faster one")
     ap.add_argument("--load", default=validate.DEFAULT_LOAD,
                     choices=["hackbench", "stress", "stress-set", "compile-find", "none"])
     ap.add_argument("--cpus", type=int, default=1, choices=range(1, 9), metavar="N")
@@ -173,13 +187,14 @@ def main(argv=None):
     def test(commit):
         step = measure(commit)
         step["verdict"] = SKIP if step.get("problem") else verdict(
-            step["runs"], good_runs, key, args.threshold, args.load)
+            step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
             f" {step['verdict']}" + (f" ({step['problem']})" if step.get("problem") else ""))
         return step["verdict"]
 
     if test(bad) != "bad":
-        raise BisectError(f"BAD {args.bad} is not worse than GOOD by the test"
+        raise BisectError(f"BAD {args.bad} is not {'better' if args.improvement else 'worse'}"
+                          f" than GOOD by the test"
                           f" ({args.figure}: {figure_of(good_runs, key)} us at GOOD,"
                           f" {steps[-1].get('figure')} us at BAD): nothing to bisect")
     first, skipped = bisect(todo, test, log)
@@ -187,7 +202,8 @@ def main(argv=None):
     idx = todo.index(first)
     before = good if idx == 0 else next(c for c in reversed(todo[:idx]) if c in by_commit
                                         and by_commit[c].get("verdict") == "good")
-    lines = [f"first bad commit: {first[:12]} {by_commit[first]['subject']}",
+    what = "first improving commit" if args.improvement else "first bad commit"
+    lines = [f"{what}: {first[:12]} {by_commit[first]['subject']}",
              f"  {args.figure} under {args.load}, -smp {args.cpus}, {runs} x {args.seconds} s"
              f" (median): {by_commit[before]['figure']} us at {before[:12]}"
              f" -> {by_commit[first]['figure']} us"]
@@ -195,7 +211,8 @@ def main(argv=None):
         lines.append("  commits before it that could not be tested (skipped): "
                      + ", ".join(c[:12] for c in skipped))
     lines.append("steps:")
-    lines += [f"  {s['commit'][:12]} {s.get('verdict'):5}"
+    names = {"good": "old", "bad": "new"} if args.improvement else {}
+    lines += [f"  {s['commit'][:12]} {names.get(s.get('verdict'), s.get('verdict')):5}"
               f" {args.figure} {s.get('figure')}  {s['subject']}" for s in steps]
     text = "\n".join(lines)
     print(text)

@@ -28,7 +28,7 @@ checkout is not touched.  Output: the first bad commit with the figure
 before and after it, and a log of every step (bisect.json and bisect.log
 under build/results/bisect-<time>/).
 
-  scripts/latency-bisect refs/pvrt/base HEAD                     # the series
+  scripts/latency-bisect HEAD~2 HEAD --improvement              # the series
   scripts/latency-bisect v6.12.1 v6.12.9 --tree ~/src/linux --variant stock
   scripts/latency-bisect A B --figure p99.99 --threshold 150 --runs 3
   scripts/latency-bisect A B --improvement --threshold 1000 --runs 3

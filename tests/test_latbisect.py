@@ -96,6 +96,8 @@ def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys
 
 
 def test_latency_bisect_finds_an_improvement(tree, tmp_path, monkeypatch, capsys):
+    logged = []
+    monkeypatch.setattr(latbisect.logs, "logger", lambda name: logged.append)
     """A tree whose patch 5 makes the kernel fast: --improvement names it,
     both with the statistical test and with a threshold; without
     --improvement the same range is refused (BAD is not worse)."""
@@ -117,6 +119,7 @@ def test_latency_bisect_finds_an_improvement(tree, tmp_path, monkeypatch, capsys
     assert f"first improving commit: {rev[5][:12]} patch 5" in out
     assert f"921 us at {rev[4][:12]} -> 321 us" in out
     assert " new " in out and " old " in out and " bad " not in out
+    assert logged and not any(m.endswith((" bad", " good", ", bad", ", good")) for m in logged)
     assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--improvement",
                            "--threshold", "500"]) == 0
     assert f"first improving commit: {rev[5][:12]}" in capsys.readouterr().out

@@ -87,7 +87,7 @@ def verdict(runs, good_runs, key, threshold, load, improvement=False):
     return "bad" if p < baseline.ALPHA else "good"
 
 
-def bisect(commits_, test, log):
+def bisect(commits_, test, log, term=str):
     """The first bad commit of COMMITS_ (oldest first; the last is known
     bad, the one before the first known good) by TEST(commit) -> 'good',
     'bad' or SKIP.  Returns (first bad commit, [commits skipped between
@@ -101,7 +101,7 @@ def bisect(commits_, test, log):
             break
         mid = min(cands, key=lambda i: abs(i - (lo + hi) / 2))
         v = test(commits_[mid])
-        log(f"step: {commits_[mid][:12]} {v}")
+        log(f"step: {commits_[mid][:12]} {term(v)}")
         if v == SKIP:
             skipped.add(mid)
         elif v == "bad":
@@ -183,13 +183,17 @@ def main(argv=None):
         raise BisectError(f"GOOD {args.good} does not give {runs} valid runs:"
                           f" {good_step.get('problem') or 'see ' + outdir}")
     good_step["verdict"] = "good"
+    names = {"good": "old", "bad": "new"} if args.improvement else {}
+
+    def term(v):
+        return names.get(v, v)
 
     def test(commit):
         step = measure(commit)
         step["verdict"] = SKIP if step.get("problem") else verdict(
             step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
-            f" {step['verdict']}" + (f" ({step['problem']})" if step.get("problem") else ""))
+            f" {term(step['verdict'])}" + (f" ({step['problem']})" if step.get("problem") else ""))
         return step["verdict"]
 
     if test(bad) != "bad":
@@ -197,7 +201,7 @@ def main(argv=None):
                           f" than GOOD by the test"
                           f" ({args.figure}: {figure_of(good_runs, key)} us at GOOD,"
                           f" {steps[-1].get('figure')} us at BAD): nothing to bisect")
-    first, skipped = bisect(todo, test, log)
+    first, skipped = bisect(todo, test, log, term)
     by_commit = {s["commit"]: s for s in steps}
     idx = todo.index(first)
     before = good if idx == 0 else next(c for c in reversed(todo[:idx]) if c in by_commit
@@ -211,8 +215,7 @@ def main(argv=None):
         lines.append("  commits before it that could not be tested (skipped): "
                      + ", ".join(c[:12] for c in skipped))
     lines.append("steps:")
-    names = {"good": "old", "bad": "new"} if args.improvement else {}
-    lines += [f"  {s['commit'][:12]} {names.get(s.get('verdict'), s.get('verdict')):5}"
+    lines += [f"  {s['commit'][:12]} {term(s.get('verdict')):5}"
               f" {args.figure} {s.get('figure')}  {s['subject']}" for s in steps]
     text = "\n".join(lines)
     print(text)

@@ -64,7 +64,11 @@ def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys
             raise subprocess.CalledProcessError(2, "make")
         return out
 
+    dirs = set()
+
     def measure(top, bdir, work, variant, secs, load, n, outdir, out, cpus=1, isolated=False):
+        dirs.add(outdir)
+        assert os.path.isdir(outdir)
         slow = os.path.exists(os.path.join(work, "slow"))
         mx = (900 if slow else 300) + 7 * n       # runs of one kernel vary a little
         return {"kind": "latency", "variant": variant, "load": load, "run": n, "samples": 1000,
@@ -83,6 +87,8 @@ def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys
     # patch 3 did not build: skipped, not judged; the tree's checkout untouched.
     assert "skip " in out and "patch 3" in out
     assert open(tree / "n").read() == "7"
+    # Every step's consoles in a directory of its own: none overwrites another's.
+    assert len(dirs) == len(built) - 1            # patch 3 did not build, so no runs
     # With a threshold instead of the test, and 3 runs.
     rc = latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"])
     assert rc == 0 and f"first bad commit: {rev[5][:12]}" in capsys.readouterr().out

@@ -26,7 +26,8 @@ Each step builds incrementally in one build directory (ccache), in a
 separate checkout of the tree (build/bisect/linux), so the tree's own
 checkout is not touched.  Output: the first bad commit with the figure
 before and after it, and a log of every step (bisect.json and bisect.log
-under build/results/bisect-<time>/).
+under build/results/bisect-<time>/, each step's consoles in a directory
+named after its commit).
 
   scripts/latency-bisect HEAD~2 HEAD --improvement              # the series
   scripts/latency-bisect v6.12.1 v6.12.9 --tree ~/src/linux --variant stock
@@ -169,9 +170,11 @@ def main(argv=None):
         except (subprocess.CalledProcessError, PvrtError) as e:
             step["problem"] = f"does not build: {e}"
             return step
+        sdir = os.path.join(outdir, commit[:12])     # each step's consoles kept
+        os.makedirs(sdir, exist_ok=True)
         for n in range(1, runs + 1):
             step["runs"].append(validate.measure(top, bdir, work, args.variant, args.seconds,
-                                                 args.load, n, outdir, out, cpus=args.cpus))
+                                                 args.load, n, sdir, out, cpus=args.cpus))
         step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
         with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
             json.dump(steps, f, indent=1)

@@ -1982,7 +1982,8 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_ktimers_timers_only),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),
-	KUNIT_CASE(ikt_prio_when_requested),
+	/* Holds a priority write for HOLD_LIMIT: 2 s. */
+	KUNIT_CASE_SLOW(ikt_prio_when_requested),
 	KUNIT_CASE(ikt_proc_file),
 	KUNIT_CASE(ikt_nothread_thread_fn),
 	KUNIT_CASE(ikt_prio_show_policy),

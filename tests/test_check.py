@@ -625,7 +625,7 @@ def _boot_ikt_junit(secs, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name, case", [
-    ("ikt-lsm", "refused by the LSM"),
+    ("ikt-lsm", "refused by the writer's CAP_SYS_NICE"),
     ("ikt-hidepid", "hidepid=ptraceable hides"),
 ])
 @pytest.mark.parametrize("sec, detail", [
@@ -643,7 +643,7 @@ def test_boot_ikt_fails_a_missing_or_failed_guest_section(name, case, sec, detai
     cases = _boot_ikt_junit(good, tmp_path, monkeypatch)
     mine = [k for k in cases if case in k]
     other = [k for k in cases if ("hidepid=ptraceable hides" if name == "ikt-lsm"
-                                  else "refused by the LSM") in k]
+                                  else "refused by the writer's CAP_SYS_NICE") in k]
     assert len(mine) == 1 and len(other) == 1
     assert cases[mine[0]][0] and cases[other[0]][0]
 
@@ -688,7 +688,7 @@ class _Res:
 
 GOOD_PREEMPT_NONE = ("ikt: off: the kernel is not preemptible (preempt=none or"
                      " preempt=voluntary); boot with preempt=full for interrupt threads\n"
-                     "# IKT off (ikt=off); threads default to SCHED_FIFO 50\n"
+                     "# IKT off (preempt=none); threads default to SCHED_FIFO 50\n"
                      "ikt_bench: result thread threaded=0 prio=0 prio_max=0 samples=20 min=1"
                      " avg=1 p50=1 p99=1 max=1\n"
                      "ikt_bench: done\n")
@@ -698,7 +698,10 @@ GOOD_PREEMPT_NONE = ("ikt: off: the kernel is not preemptible (preempt=none or"
     (GOOD_PREEMPT_NONE, [], (True, True)),
     # IKT left on by a kernel that is not preemptible: the gate is broken.
     (GOOD_PREEMPT_NONE.replace("ikt: off: the kernel is not preemptible", "x")
-     .replace("# IKT off (ikt=off)", "# IKT on"), [], (False, True)),
+     .replace("# IKT off (preempt=none)", "# IKT on"), [], (False, True)),
+    # Off, but the report gives another reason than the preemption model.
+    (GOOD_PREEMPT_NONE.replace("# IKT off (preempt=none)", "# IKT off (ikt=off)"), [],
+     (False, True)),
     # The on-stack hrtimer not annotated: debug objects warn.
     (GOOD_PREEMPT_NONE + "ODEBUG: object 00000000 is on stack, but NOT annotated.\n",
      ["console line 4: ODEBUG: object 00000000 is on stack, but NOT annotated."],

@@ -8,11 +8,15 @@
  *
  *  - Forced threading is the default (ikt=off restores the mainline
  *    default, threading only with "threadirqs").
- *  - A shared line whose actions are not threaded (IRQF_NO_THREAD,
- *    IRQF_TIMER) keeps working: a later request on it stays in hard
- *    interrupt context, and a later unthreaded request joins a line whose
- *    actions are threaded (__setup_irq(), ikt_shared_oneshot()), where
- *    forced threading alone would refuse it with -EBUSY.
+ *  - Shared lines whose actions disagree on threading keep working where
+ *    forced threading alone would refuse a request with -EBUSY
+ *    (__setup_irq(), ikt_shared_oneshot()): a later request that forced
+ *    threading would thread, on a line whose first action is not threaded
+ *    (IRQF_NO_THREAD, IRQF_TIMER), stays in hard interrupt context, except
+ *    on PREEMPT_RT, where an ordinary handler must not run in hard
+ *    interrupt context and the request fails with -EBUSY as in mainline;
+ *    a later unthreaded request joins a line whose first action forced
+ *    threading made IRQF_ONESHOT, on PREEMPT_RT too.
  *  - Each interrupt's threads run at a SCHED_FIFO priority of its own:
  *
  *      1. the one set with /proc/irq/<N>/thread_priority, if any, else
@@ -22,7 +26,8 @@
  *      4. CONFIG_IKT_DEFAULT_PRIO.
  *
  *    A thread takes its priority when it starts (irq_thread_set_prio()),
- *    so interrupts requested after boot follow the same rules.
+ *    before request_irq() returns, so interrupts requested after boot
+ *    follow the same rules.
  *
  * What stays in hard interrupt context, and the reason /proc/irq/ikt gives:
  *
@@ -275,7 +280,9 @@ EXPORT_SYMBOL_IF_KUNIT(ikt_set_task_prio);
  * @desc: the interrupt's descriptor
  * @action: the action (primary or secondary) the thread serves
  *
- * Called by the thread itself, in place of mainline's sched_set_fifo().
+ * Called by the thread itself, in place of mainline's sched_set_fifo(),
+ * before it sets IRQTF_READY: __setup_irq() waits for that, so
+ * request_irq() returns with the thread at its priority.
  */
 void irq_thread_set_prio(struct irq_desc *desc, struct irqaction *action)
 {
@@ -432,14 +439,15 @@ static int ikt_set_threads(struct ikt_saved_thread *saved, unsigned int n,
  * CONFIG_IKT_DEFAULT_PRIO for @irq.  A later sched_setscheduler() on one
  * thread (chrt) still wins for that thread until the next call.  This is
  * the administrator's policy (/proc/irq/<N>/thread_priority), not a
- * driver interface, and is not exported.  The calling task must be
- * allowed to change the scheduler of each thread by the security modules
- * (security_task_setscheduler(): the capability module wants
- * CAP_SYS_NICE); the proc write handler also requires CAP_SYS_NICE in the
- * opener's and in the writer's credentials.  A value stored while @irq
- * has no thread yet is checked by no security module, since there is no
- * thread to check it against: only by CAP_SYS_NICE of the opener and the
- * writer; the threads that request_irq() creates later take it unchecked.
+ * driver interface, and is not exported.  A write to the proc file is
+ * checked in this order: the opener's CAP_SYS_NICE (file_ns_capable()),
+ * the writer's CAP_SYS_NICE in the initial user namespace (capable()),
+ * both in the write handler, then here the security modules, for the
+ * calling task and each thread (security_task_setscheduler()).  A value
+ * stored while @irq has no thread yet is checked by no security module,
+ * since there is no thread to check it against: only by CAP_SYS_NICE of
+ * the opener and the writer; the threads that request_irq() creates
+ * later take it unchecked.
  *
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
@@ -490,8 +498,9 @@ EXPORT_SYMBOL_IF_KUNIT(irq_set_thread_priority);
 /*
  * What the thread of @action (a primary or a secondary one; @name is the
  * request's) reads as: the priority it takes at its start if it has not
- * started yet (irq_thread() sets IRQTF_READY first), else its SCHED_FIFO
- * or SCHED_RR priority, also one set with chrt; -1 for another policy.
+ * started yet (irq_thread() sets IRQTF_READY once it has taken it), else
+ * its SCHED_FIFO or SCHED_RR priority, also one set with chrt; -1 for
+ * another policy.
  */
 static int ikt_thread_prio(struct irq_desc *desc, struct irqaction *action,
 			   const char *name)
@@ -513,7 +522,7 @@ static int ikt_thread_prio(struct irq_desc *desc, struct irqaction *action,
  *
  * The distinct real-time priorities of @irq's threads, ascending and
  * separated by spaces (one number unless a thread was changed by hand),
- * led by "-" if a thread runs at a policy other than SCHED_FIFO or
+ * led by "other" if a thread runs at a policy other than SCHED_FIFO or
  * SCHED_RR (chrt -o), or, if @irq has no thread, the priority a new thread
  * would get; "-" for a line that refuses a priority
  * (irq_set_thread_priority()), where none is in effect.  A thread that
@@ -558,7 +567,7 @@ VISIBLE_IF_KUNIT int ikt_thread_priority_show(unsigned int irq, char *buf,
 			__set_bit(ikt_config_prio(desc, NULL), seen);
 	}
 	if (other)
-		len = scnprintf(buf, size, "-");
+		len = scnprintf(buf, size, "other");
 	for_each_set_bit(prio, seen, MAX_RT_PRIO)
 		len += scnprintf(buf + len, size - len, "%s%u", len ? " " : "", prio);
 	len += scnprintf(buf + len, size - len, "\n");
@@ -785,6 +794,8 @@ static void ikt_report_irq(struct seq_file *m, unsigned int irq)
 	struct irq_desc *desc;
 	int len;
 
+	/* Every byte of a full name may take four, "\\ooo", and the NUL one. */
+	BUILD_BUG_ON(sizeof(name) < 4 * (sizeof(line[0].name) - 1) + 1);
 	scoped_guard(rcu) {
 		desc = irq_to_desc(irq);
 		if (!desc)
@@ -840,9 +851,12 @@ static int ikt_report_show(struct seq_file *m, void *v)
 	loff_t i = *(loff_t *)v;
 
 	if (!i) {
-		seq_printf(m, "# IKT %s; threads default to SCHED_FIFO %d\n",
-			   ikt_enabled ? "on" : "off (ikt=off)",
-			   ikt_enabled ? CONFIG_IKT_DEFAULT_PRIO : MAX_RT_PRIO / 2);
+		if (ikt_enabled)
+			seq_printf(m, "# IKT on; threads default to SCHED_FIFO %d\n",
+				   CONFIG_IKT_DEFAULT_PRIO);
+		else
+			seq_printf(m, "# IKT off (%s); threads default to SCHED_FIFO %d\n",
+				   ikt_off_reason, MAX_RT_PRIO / 2);
 		seq_printf(m, "# %4s %-20s %-8s %7s %4s %s\n",
 			   "irq", "action", "mode", "pid", "prio", "reason");
 	}
@@ -882,11 +896,12 @@ static int ikt_prio_proc_open(struct inode *inode, struct file *file)
 
 /*
  * The file is 0666: whether a write may change priorities is decided by
- * CAP_SYS_NICE in the initial user namespace, as for sched_setscheduler()
- * on another user's task, not by uid: of the opener, and of the writer,
- * as /proc/<pid>/timerslack_ns checks it, since a line without a thread
- * yet has no thread for the security modules to check the writer against;
- * then the security modules decide for the writer and each thread
+ * capabilities, as for sched_setscheduler() on another user's task, not
+ * by uid, in this order: the opener's CAP_SYS_NICE (file_ns_capable()),
+ * the writer's CAP_SYS_NICE in the initial user namespace (capable(), as
+ * /proc/<pid>/timerslack_ns checks it: a line without a thread yet has no
+ * thread for the security modules to check the writer against), then the
+ * security modules for the writer and each thread
  * (security_task_setscheduler() in irq_set_thread_priority()).
  */
 static ssize_t ikt_prio_proc_write(struct file *file, const char __user *ubuf,
@@ -944,7 +959,7 @@ static int __init ikt_announce(void)
 		pr_info("interrupt handlers but the timer's run in threads, SCHED_FIFO %d by default\n",
 			CONFIG_IKT_DEFAULT_PRIO);
 	else
-		pr_info("off (ikt=off): mainline forced threading%s\n",
+		pr_info("off (%s): mainline forced threading%s\n", ikt_off_reason,
 			force_irqthreads() ? " (threadirqs)" : " disabled");
 	return 0;
 }

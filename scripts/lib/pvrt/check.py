@@ -649,15 +649,17 @@ class Check:
 
     # What the preempt=none boot of variants/project-dynamic must show.
     PREEMPT_NONE_WARNING = "ikt: off: the kernel is not preemptible"
+    # /proc/irq/ikt's first line says why IKT is off.
+    PREEMPT_NONE_HEADING = "# IKT off (preempt=none);"
 
     def boot_preempt_none(self):
         """variants/project-dynamic booted preempt=none: IKT stays off (its
-        boot warning, "# IKT off" heading /proc/irq/ikt), and ikt_bench
+        boot warning, "# IKT off (preempt=none)" heading /proc/irq/ikt), and ikt_bench
         (hrtimer and timer_list on its stack) runs to its end under the
         debug-objects checks with a clean console."""
         out = self.build_case("boot", "project-dynamic (PREEMPT_DYNAMIC, debug objects) builds",
                               "project-dynamic")
-        names = ("preempt=none: IKT off, with its boot warning and '# IKT off' in"
+        names = ("preempt=none: IKT off, with its boot warning and '# IKT off (preempt=none)' in"
                  " /proc/irq/ikt",
                  "preempt=none: ikt_bench runs to its end, debug objects silent")
         if out is None:
@@ -681,8 +683,8 @@ class Check:
         found, _done = bench_ikt.parse(text)
         thread = found.get("thread")
         hard = thread is not None and thread["threaded"] is False
-        off = (self.PREEMPT_NONE_WARNING in text and heading.startswith("# IKT off")
-               and hard)
+        off = (self.PREEMPT_NONE_WARNING in text
+               and heading.startswith(self.PREEMPT_NONE_HEADING) and hard)
         self.res.case("boot", names[0], res.booted and off,
                       f"warning {'seen' if self.PREEMPT_NONE_WARNING in text else 'missing'};"
                       f" /proc/irq/ikt heading: {heading or '(none)'}; ikt_bench's plain"
@@ -721,8 +723,8 @@ class Check:
                       " bad input refused and nothing changed", bool(pr) and pr[0] == 0,
                       "\n".join(pr[1][-20:]) if pr else "no ikt-prio section")
         for name, what in (("ikt-lsm", "thread_priority: a write by a task without"
-                            " CAP_SYS_NICE through root's descriptor refused by the LSM,"
-                            " nothing changed"),
+                            " CAP_SYS_NICE through root's descriptor refused by the"
+                            " writer's CAP_SYS_NICE check, nothing changed"),
                            ("ikt-hidepid", "/proc/irq/ikt: hidepid=ptraceable hides thread"
                             " pids from the gid= group, hidepid=invisible shows them")):
             sec = secs.get(name)

@@ -47,6 +47,10 @@
 #define IKT_TEST_IRQS	2
 #define WAIT_LIMIT	(10 * HZ)
 #define SPIN_LIMIT_NS	(5 * NSEC_PER_SEC)
+/* How long a priority write holds ikt_prio_mutex for ikt_prio_when_requested. */
+#define HOLD_LIMIT	(2 * HZ)
+
+struct ikt_requester;
 
 /* What a handler saw when it ran. */
 struct ikt_seen {
@@ -82,6 +86,7 @@ struct ikt_test {
 	bool all_primaries_hard;
 	bool device_pending;	/* what a primary checks, as a driver would */
 	struct task_struct *refuse_prio;	/* the thread the stub refuses */
+	struct ikt_requester *requester;	/* what the stub starts */
 };
 
 static void ikt_record(struct ikt_seen *seen)
@@ -737,6 +742,117 @@ static void ikt_proc_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ikt_thread_priority_store(irq, "99"), 0);
 	KUNIT_EXPECT_EQ(test, thread->rt_priority, 99);
 	free_irq(irq, t);
+}
+
+/* A request made by another task, and what it saw when request_irq() returned. */
+struct ikt_requester {
+	struct ikt_test *t;
+	unsigned int irq;
+	struct task_struct *task;
+	struct completion requested;
+	bool returned_in_hold;	/* while a priority write held ikt_prio_mutex */
+	int ret;
+	int policy;
+	unsigned int prio;
+	char show[16];
+};
+
+static int ikt_requester_fn(void *data)
+{
+	struct ikt_requester *r = data;
+	struct task_struct *thread;
+
+	r->ret = request_irq(r->irq, ikt_handler, 0, "ikt-kunit-ready", r->t);
+	if (!r->ret) {
+		thread = ikt_action(r->irq)->thread;
+		r->policy = thread->policy;
+		r->prio = thread->rt_priority;
+		ikt_thread_priority_show(r->irq, r->show, sizeof(r->show));
+	}
+	/* Both the stub and the case wait for it. */
+	complete_all(&r->requested);
+	return ikt_wait_for_stop();
+}
+
+static void ikt_stop_requester(void *data)
+{
+	struct ikt_requester *r = data;
+
+	kthread_stop(r->task);
+	put_task_struct(r->task);
+}
+
+/*
+ * Redirects ikt_set_task_prio() in a priority write, which holds
+ * ikt_prio_mutex: starts the requester and gives it HOLD_LIMIT to return
+ * from request_irq() before the write goes on.
+ */
+static int ikt_set_task_prio_request(struct task_struct *task, unsigned int prio)
+{
+	struct ikt_test *t = kunit_get_current_test()->priv;
+	struct sched_param sp = { .sched_priority = prio };
+	struct ikt_requester *r = t->requester;
+
+	if (r && !r->task) {
+		r->task = kthread_create(ikt_requester_fn, r, "ikt-kunit-req");
+		if (!IS_ERR(r->task)) {
+			get_task_struct(r->task);
+			wake_up_process(r->task);
+			r->returned_in_hold =
+				wait_for_completion_timeout(&r->requested, HOLD_LIMIT);
+		}
+	}
+	return sched_setscheduler_nocheck(task, SCHED_FIFO, &sp);
+}
+
+/*
+ * When request_irq() returns, the new thread already runs at the line's
+ * priority: thread_priority reads it at once, with no interrupt fired.
+ * The twin makes the order visible: while a priority write on another
+ * line holds ikt_prio_mutex, which a starting thread takes to apply its
+ * priority, another task requests the line; its request_irq() must not
+ * return before the write is done and the thread has its priority.
+ */
+static void ikt_prio_when_requested(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	struct task_struct *thread;
+	struct ikt_requester *r;
+
+	ikt_require_threading(test);
+	/* A line without an action takes a priority for its threads to come. */
+	KUNIT_ASSERT_EQ(test, irq_set_thread_priority(irq, 42), 0);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-ready", t), 0);
+	thread = ikt_action(irq)->thread;
+	KUNIT_EXPECT_STREQ(test, ikt_show(test, irq), "42\n");
+	KUNIT_EXPECT_EQ(test, thread->policy, SCHED_FIFO);
+	KUNIT_EXPECT_EQ(test, thread->rt_priority, 42);
+	free_irq(irq, t);
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->t = t;
+	r->irq = irq;
+	init_completion(&r->requested);
+	KUNIT_ASSERT_EQ(test, request_irq(t->virq[1], ikt_handler, 0, "ikt-kunit-hold", t), 0);
+	t->requester = r;
+	kunit_activate_static_stub(test, ikt_set_task_prio, ikt_set_task_prio_request);
+	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(t->virq[1], 43), 0);
+	kunit_deactivate_static_stub(test, ikt_set_task_prio);
+	t->requester = NULL;
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(r->task));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ikt_stop_requester, r), 0);
+	ikt_wait(test, &r->requested);
+	KUNIT_ASSERT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_FALSE_MSG(test, r->returned_in_hold,
+			       "request_irq() returned before the thread could take its priority");
+	KUNIT_EXPECT_EQ(test, r->policy, SCHED_FIFO);
+	KUNIT_EXPECT_EQ(test, r->prio, 42);
+	KUNIT_EXPECT_STREQ(test, r->show, "42\n");
+	kunit_release_action(test, ikt_stop_requester, r);
+	free_irq(irq, t);
+	free_irq(t->virq[1], t);
 }
 
 /* The edge, ONESHOT_SAFE, shared and irq_wake_thread() cases' handlers. */
@@ -1410,9 +1526,15 @@ static void ikt_proc_file(struct kunit *test)
 	old = ikt_become(test, 1000, &none);
 	ret = ikt_pwrite(f, ubuf, "99", 2, 0);
 	revert_creds(old);
-	fput(f);
 	KUNIT_EXPECT_EQ(test, ret, -EPERM);
 	KUNIT_EXPECT_EQ(test, irq_to_desc(t->virq[1])->ikt_prio, 0);
+	/* The control: the same write with CAP_SYS_NICE is taken. */
+	old = ikt_become(test, 1000, &nice);
+	ret = ikt_pwrite(f, ubuf, "99", 2, 0);
+	revert_creds(old);
+	fput(f);
+	KUNIT_EXPECT_EQ(test, ret, 2);
+	KUNIT_EXPECT_EQ(test, irq_to_desc(t->virq[1])->ikt_prio, 99);
 	snprintf(path, sizeof(path), "irq/%u/thread_priority", irq);
 
 	/* Lines that can never have a thread of their own. */
@@ -1444,14 +1566,18 @@ static void ikt_nothread_thread_fn(struct kunit *test)
 {
 	struct ikt_test *t = test->priv;
 	unsigned int irq = t->virq[0];
+	struct task_struct *thread;
 	char buf[8];
 
 	irq_set_status_flags(irq, _IRQ_NOTHREAD);
 	KUNIT_ASSERT_EQ(test, request_threaded_irq(irq, ikt_wake_handler, ikt_quiet_thread_fn,
 						   IRQF_ONESHOT, "ikt-kunit-nothread", t), 0);
-	KUNIT_ASSERT_NOT_NULL(test, ikt_action(irq)->thread);
+	thread = ikt_action(irq)->thread;
+	KUNIT_ASSERT_NOT_NULL(test, thread);
 	KUNIT_EXPECT_EQ(test, irq_set_thread_priority(irq, 70), 0);
 	KUNIT_EXPECT_EQ(test, irq_to_desc(irq)->ikt_prio, 70);
+	KUNIT_EXPECT_EQ(test, thread->policy, SCHED_FIFO);
+	KUNIT_EXPECT_EQ(test, thread->rt_priority, 70);
 	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 3);
 	KUNIT_EXPECT_STREQ(test, buf, "70\n");
 	free_irq(irq, t);
@@ -1460,8 +1586,9 @@ static void ikt_nothread_thread_fn(struct kunit *test)
 
 /*
  * thread_priority reads what a started thread runs at: its SCHED_RR
- * priority after chrt -r, "-" after chrt -o; the configured priority
- * only stands in for a thread that has not started.
+ * priority after chrt -r, "other" after chrt -o (not "-", which a line
+ * that refuses a priority reads); the configured priority only stands in
+ * for a thread that has not started.
  */
 static void ikt_prio_show_policy(struct kunit *test)
 {
@@ -1484,8 +1611,8 @@ static void ikt_prio_show_policy(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, buf, "33\n");
 	/* As chrt -o -p 0 would. */
 	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_NORMAL, &normal), 0);
-	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 2);
-	KUNIT_EXPECT_STREQ(test, buf, "-\n");
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 6);
+	KUNIT_EXPECT_STREQ(test, buf, "other\n");
 	free_irq(irq, t);
 }
 
@@ -1581,12 +1708,14 @@ static void ikt_report_pids(struct kunit *test)
 }
 
 /*
- * A write passes security_task_setscheduler() for the writing task and
- * each thread, as sched_setscheduler() does: the capability module
- * refuses a writer without CAP_SYS_NICE whose capabilities are not a
- * superset of the thread's; through a file a privileged task opened, the
- * write handler refuses such a writer first.  The refusal changes no
- * thread, also not one set by hand.
+ * A write is checked in this order: the opener's CAP_SYS_NICE, the
+ * writer's CAP_SYS_NICE in the initial user namespace (the write
+ * handler), then security_task_setscheduler() for each thread, as
+ * sched_setscheduler() does.  Through a file a privileged task opened, a
+ * writer without CAP_SYS_NICE is refused by the write handler before any
+ * security module is asked; called directly, the capability module
+ * refuses it too.  The refusal changes no thread, also not one set by
+ * hand.
  */
 static void ikt_proc_lsm(struct kunit *test)
 {
@@ -1853,6 +1982,8 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_ktimers_timers_only),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),
+	/* Holds a priority write for HOLD_LIMIT: 2 s. */
+	KUNIT_CASE_SLOW(ikt_prio_when_requested),
 	KUNIT_CASE(ikt_proc_file),
 	KUNIT_CASE(ikt_nothread_thread_fn),
 	KUNIT_CASE(ikt_prio_show_policy),

@@ -558,7 +558,11 @@ static void pif_stop(void)
 	referee = NULL;
 	for (c = 0; c < ncpus; c++) {
 		struct pif_cpu *pc = &pcs[c];
-		struct task_struct **ts[] = { &pc->holder, &pc->mid, &pc->high, &pc->offense };
+		/*
+		 * High first: a round the referee left on an error still
+		 * ends with high reading the other players' runtime.
+		 */
+		struct task_struct **ts[] = { &pc->high, &pc->holder, &pc->mid, &pc->offense };
 		int i;
 
 		for (i = 0; i < ARRAY_SIZE(ts); i++) {

@@ -571,7 +571,7 @@ def plot_over_time(rows, path, load):
 
 def plot_chain(rows, path):
     """Fig. 8 of Heursch et al.: high's wait in the chained inversion against
-    the bound T_cs + 2 T_sched, per lock type."""
+    the bound T_cs + T_handoff (T_cs + 2 T_sched in older runs), per lock type."""
     plt = _plt()
     chain = [r for r in rows if r.get("kind") == "chain" and r.get("bound_us")]
     if not plt or not chain:

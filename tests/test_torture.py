@@ -38,6 +38,19 @@ CHAIN_PV = """\
 [   31.92] pi_football: End of test: SUCCESS
 """
 
+# pi_football since the chain's bound is T_cs + T_handoff, others' time
+# excluded (a recorded PVLOCK09 run: the guest's rmmod, which 6.12's fair
+# server ran above the chain, took 1713 us of one game's wait).
+CHAIN_PV_HANDOFF = """\
+[   23.514217] pi_football: chain lock=pv_mutex cpus=1 hold_us=20000 game_ms=500: 386 rounds, 193 with offense
+[   23.514267] pi_football: holder's priority once the chain was built: worst 59, wanted 59 or better; 0 of 386 games (rounds x CPUs) short of it
+[   23.514318] pi_football: T_sched max 17 us (100 wake-ups per CPU, mean 5341 ns), T_cs max 46615 us, calibration wait max 46643 us
+[   23.514369] pi_football: others' time in high's wait (not the holder's, mid's or the offense's CPU time): max 8 us in calibration rounds, 1713 us in games (wall wait max 48302 us); excluded from the times below
+[   23.514430] pi_football: chain time of calibration rounds 46581..46634 us: T_handoff 72 us (longest minus T_cs, plus the spread)
+[   23.514476] pi_football: high's wait with offense max 46591 us, bound T_cs + T_handoff 46688 us, (wait - T_cs) / (2 T_sched) -0.68, ratio 0.99 (limit 1.00)
+[   23.514538] pi_football: End of test: SUCCESS
+"""
+
 CHAIN_MUTEX = """\
 [   62.92] pi_football: high's wait with offense max 589330 us, bound T_cs + 2 T_sched 66688 us, ratio 8.83 (limit 1.10)
 [   62.93] pi_football: End of test: FAILURE
@@ -105,6 +118,23 @@ def test_parse_locktorture_and_football_sections():
     assert ch["pi_violations"] == 0      # over the bound itself, within the slack
     assert ch["verdict"] == "SUCCESS"
     assert torture.parse_section(sect(CHAIN_MUTEX))["pi_violations"] == 1
+
+
+def test_parse_chain_with_handoff_term():
+    """The bound T_cs + T_handoff, with others' time measured and excluded:
+    the runner reads the bound, the hand-off term and others' time, and
+    judges the wait against the bound itself (limit 1.00)."""
+    ch = torture.parse_section(sect(CHAIN_PV_HANDOFF))
+    assert (ch["wait_max_us"], ch["bound_us"], ch["t_cs_us"], ch["handoff_us"]) == \
+        (46591, 46688, 46615, 72)
+    assert (ch["others_cal_us"], ch["others_game_us"]) == (8, 1713)
+    assert ch["over_bound"] is False and ch["pi_violations"] == 0
+    (line,) = torture.figures([dict(ch, module="pi_football", scenario="PVLOCK09")])
+    assert "T_cs 46615 us + T_handoff 72 us" in line and "1713 us in games" in line
+    # 1 us over the bound, no slack: over it, a PI violation.
+    over = CHAIN_PV_HANDOFF.replace("offense max 46591 us", "offense max 46689 us")
+    ch = torture.parse_section(sect(over))
+    assert ch["over_bound"] is True and ch["pi_violations"] == 1
 
 
 def boot_result(tmp_path, body):
@@ -392,6 +422,36 @@ def test_a_broken_twin_passes_only_with_its_own_signature(tmp_path, name, edit, 
     (row,) = torture.verdicts([scen], boot_result(tmp_path, section(name, good)),
                               {name: 5}, "project/smp2")
     assert row["ok"] and row["splats"] == [], row
+
+
+# A recorded PVLOCK11 run (plain mutex) with the bound T_cs + T_handoff:
+# high's wait holds the offense's 500 ms game, which is the chain's time.
+CHAIN_MUTEX_HANDOFF = """\
+[   64.914218] pi_football: chain lock=mutex cpus=1 hold_us=20000 game_ms=500: 64 rounds, 32 with offense
+[   64.914267] pi_football: holder's priority once the chain was built: worst 89, wanted 59 or better; 64 of 64 games (rounds x CPUs) short of it
+[   64.914318] pi_football: T_sched max 16 us (100 wake-ups per CPU, mean 5325 ns), T_cs max 46615 us, calibration wait max 46634 us
+[   64.914369] pi_football: others' time in high's wait (not the holder's, mid's or the offense's CPU time): max 8 us in calibration rounds, 10 us in games (wall wait max 546593 us); excluded from the times below
+[   64.914429] pi_football: chain time of calibration rounds 46572..46626 us: T_handoff 64 us (longest minus T_cs, plus the spread)
+[   64.914476] pi_football: high's wait with offense max 546582 us, bound T_cs + T_handoff 46679 us, (wait - T_cs) / (2 T_sched) 15355.25, ratio 11.70 (limit 1.00)
+[   64.914539] pi_football: mutex has no priority inheritance: this is the inversion the test shows
+[   64.914571] pi_football: End of test: FAILURE
+"""
+
+
+def test_the_mutex_chain_twin_fails_over_the_handoff_bound(tmp_path):
+    """PVLOCK11 with the bound T_cs + T_handoff: FAILURE with its own
+    signature, high's wait above the bound; the same run within the bound
+    (a FAILURE for another reason) is not the twin's failure."""
+    (scen,) = torture.select(torture.load(TOP), ["PVLOCK11"])
+    (row,) = torture.verdicts([scen], boot_result(tmp_path, section("PVLOCK11",
+                                                                     CHAIN_MUTEX_HANDOFF)),
+                              {"PVLOCK11": 20}, "project/icount")
+    assert row["ok"] and row["over_bound"] and row["handoff_us"] == 64, row
+    within = CHAIN_MUTEX_HANDOFF.replace("offense max 546582 us", "offense max 46600 us")
+    (row,) = torture.verdicts([scen], boot_result(tmp_path, section("PVLOCK11", within)),
+                              {"PVLOCK11": 20}, "project/icount")
+    assert not row["ok"]
+    assert row["problem"] == "FAILURE without its signature: high's wait within the bound"
 
 
 @pytest.mark.parametrize("line", [

@@ -32,7 +32,11 @@ GOAL_RT = 1.5           # project / PREEMPT_RT
 # i.e. wait <= T_cs + 2 T_sched with no slack (eq. (1) of Heursch et al.).
 # The scheduling term is microseconds against a hold of 20 ms: a slack in
 # percent of the bound would hide a missing boost for milliseconds, this
-# goal does not.
+# goal does not.  A lock hand-off (unlock, PI fix-up, the waiter running)
+# costs more than the bare wake-up T_sched measures, so a run that reports
+# T_handoff, its calibration rounds' measured kick-off and two hand-offs
+# (others' time excluded), is judged in units of that term instead:
+# (wait - T_cs) / T_handoff <= 1, the scenario's own bound.
 GOAL_CHAIN = 1.0
 GOAL_TUNED = 0.5        # project / stock-tuned: what the series' own code earns
 GOAL_IKT = 1.0          # IKT thread / threadirqs, interrupt response
@@ -248,15 +252,25 @@ def _latency_goal(load, pooled, made, ref, limit, name, rig="smp1"):
     return (what, measured, f"<= {limit}", verdict)
 
 
-CHAIN_WHAT = "chained inversion, pv_mutex: (high's wait - T_cs) / (2 T_sched)"
+CHAIN_WHAT = "chained inversion, pv_mutex: (high's wait - T_cs) / T_handoff"
+
+
+def chain_term(r):
+    """The scheduling term of a chain row: (us, name), T_handoff when the run
+    measured it, else 2 T_sched; None without either."""
+    if r.get("handoff_us"):
+        return r["handoff_us"], "T_handoff"
+    if r.get("t_sched_us"):
+        return 2 * r["t_sched_us"], "2 T_sched"
+    return None
 
 
 def chain_excess(r):
-    """(wait - T_cs) / (2 T_sched) of a chain row, or None without the figures."""
-    if (r.get("wait_max_us") is None or r.get("t_cs_us") is None
-            or not r.get("t_sched_us")):
+    """(wait - T_cs) / T_handoff (or / (2 T_sched) for a run without it) of a
+    chain row, or None without the figures."""
+    if r.get("wait_max_us") is None or r.get("t_cs_us") is None or not chain_term(r):
         return None
-    return (r["wait_max_us"] - r["t_cs_us"]) / (2 * r["t_sched_us"])
+    return (r["wait_max_us"] - r["t_cs_us"]) / chain_term(r)[0]
 
 
 def _chain_goal(r):
@@ -267,14 +281,16 @@ def _chain_goal(r):
     excess, measured = chain_excess(r), "-"
     if excess is not None:
         measured = (f"{excess:.2f} (wait {r['wait_max_us']} us, T_cs {r['t_cs_us']} us,"
-                    f" T_sched {r['t_sched_us']} us)")
+                    f" T_sched {r['t_sched_us']} us"
+                    + (f", T_handoff {r['handoff_us']} us" if r.get("handoff_us") else "")
+                    + ")")
     missed = excess is not None and excess > GOAL_CHAIN
     if r.get("problems") and not (missed and r.get("verdict") == "FAILURE"
                                   and not r.get("splats") and not r.get("problem")):
         verdict = (f"{NOT_ENOUGH}: pv_mutex chain 0 of 1 ("
                    + "; ".join(r["problems"]) + ")")
     elif missed:
-        verdict = f"missed: {excess:.1f} x 2 T_sched over T_cs"
+        verdict = f"missed: {excess:.1f} x {chain_term(r)[1]} over T_cs"
     else:
         verdict = "met"
     return (CHAIN_WHAT, measured, f"<= {GOAL_CHAIN:g}", verdict)
@@ -555,7 +571,7 @@ def plot_over_time(rows, path, load):
 
 def plot_chain(rows, path):
     """Fig. 8 of Heursch et al.: high's wait in the chained inversion against
-    the bound T_cs + 2 T_sched, per lock type."""
+    the bound T_cs + T_handoff (T_cs + 2 T_sched in older runs), per lock type."""
     plt = _plt()
     chain = [r for r in rows if r.get("kind") == "chain" and r.get("bound_us")]
     if not plt or not chain:
@@ -564,14 +580,15 @@ def plot_chain(rows, path):
     names = [r["lock"] for r in chain]
     ax.bar(names, [r["wait_max_us"] for r in chain], color=[
         "tab:red" if r["lock"] == "pv_mutex" else "tab:gray" for r in chain],
-        label="high's wait with the offense spinning (max)")
+        label="high's wait with the offense spinning (max, others' time excluded)")
     for i, r in enumerate(chain):
         ax.hlines(r["bound_us"], i - 0.4, i + 0.4, colors="black")
         ax.hlines(r["bound_us"] * GOAL_CHAIN, i - 0.4, i + 0.4, colors="black",
                   linestyles="dotted")
         ax.text(i, r["wait_max_us"], f"{r['wait_max_us'] / r['bound_us']:.2f} x bound",
                 ha="center", va="bottom", fontsize=8)
-    ax.plot([], [], color="black", label="bound T_cs + 2 T_sched")
+    ax.plot([], [], color="black", label=" / ".join(dict.fromkeys(
+        f"bound T_cs + {(chain_term(r) or (0, 'T_handoff'))[1]}" for r in chain)))
     ax.plot([], [], color="black", linestyle="dotted", label=f"goal {GOAL_CHAIN} x bound")
     ax.set_yscale("log")
     ax.set_ylabel("us")
@@ -722,11 +739,19 @@ def markdown(rows, meta, plots):
         md += ["### Chained priority inversion (Heursch et al. fig. 6 and 8, eq. (1))", "",
                "`pi_football mode=chain` on the project kernel: holder (FIFO 10) owns A, mid"
                " (FIFO 20) owns B and sleeps on A, high (FIFO 40) sleeps on B, an offense"
-               " (FIFO 30) spins on every CPU. The bound is T_cs + 2 T_sched measured in the same"
-               " boot.", "",
-               md_table(("lock", "rounds", "T_cs max us", "T_sched max us", "bound us",
-                         "high's wait max us", "(wait - T_cs) / 2 T_sched", "verdict"),
+               " (FIFO 30) spins on every CPU. The bound is T_cs + T_handoff measured in the"
+               " same boot: the critical sections and the kick-off's wake-up plus two lock"
+               " hand-offs of the calibration rounds (without offense), plus the spread of"
+               " their chain times. High's wait is the chain's CPU time (holder, mid,"
+               " offense): others' time (tasks that outrank the chain, such as SCHED_OTHER"
+               " tasks 6.12's fair server runs, and the referee's kick-off) is measured and"
+               " excluded. T_sched, a bare wake-up, is the paper's term, shown for"
+               " comparison.", "",
+               md_table(("lock", "rounds", "T_cs max us", "T_sched max us", "T_handoff us",
+                         "others' time max us", "bound us",
+                         "high's wait max us", "(wait - T_cs) / T_handoff", "verdict"),
                         [(r["lock"], r.get("rounds"), r.get("t_cs_us"), r.get("t_sched_us"),
+                          r.get("handoff_us"), r.get("others_game_us"),
                           r.get("bound_us"), r.get("wait_max_us"),
                           "-" if chain_excess(r) is None else f"{chain_excess(r):.2f}",
                           r.get("verdict"))

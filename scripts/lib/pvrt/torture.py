@@ -198,8 +198,14 @@ _ROUNDS = re.compile(r"pi_football: \S+ lock=\S+ .*: (\d+) rounds, (\d+) with of
 _BALL = re.compile(r"ball moves while the defense held: total (\d+) in (\d+) of \d+ games,"
                    r" worst game \d+; high's wait max (\d+) us")
 _UNBOOSTED = re.compile(r"holder.s priority .*; (\d+) of \d+ games .*short of it")
-_CHAIN = re.compile(r"high's wait with offense max (\d+) us, bound T_cs \+ 2 T_sched (\d+) us,"
-                    r" ratio [\d.]+ \(limit (\d+)\.(\d+)\)")
+# The chain's verdict line.  Its bound was T_cs + 2 T_sched; it is T_cs +
+# T_handoff, the calibration rounds' own hand-off term, since pi_football
+# judges the chain's time with others' time excluded.
+_CHAIN = re.compile(r"high's wait with offense max (\d+) us, bound T_cs \+ (?:2 T_sched|T_handoff)"
+                    r" (\d+) us,(?: .*,)? ratio [\d.]+ \(limit (\d+)\.(\d+)\)")
+_HANDOFF = re.compile(r"chain time of calibration rounds (\d+)\.\.(\d+) us: T_handoff (\d+) us")
+_OTHERS = re.compile(r"others' time in high's wait .*: max (\d+) us in calibration rounds,"
+                     r" (\d+) us in games")
 _TIMES = re.compile(r"T_sched max (\d+) us .*T_cs max (\d+) us")
 
 
@@ -211,7 +217,8 @@ def parse_section(lines):
          "pi_violations": None, "rounds": None, "rounds_offense": None, "ball_moves": None,
          "unboosted": None,
          "wait_max_us": None, "bound_us": None, "over_bound": None,
-         "t_sched_us": None, "t_cs_us": None}
+         "t_sched_us": None, "t_cs_us": None, "handoff_us": None,
+         "others_cal_us": None, "others_game_us": None}
     for m in _VERDICT.finditer(text):
         r["verdict"] = m.group(1)
     for m in _WRITES.finditer(text):
@@ -240,6 +247,12 @@ def parse_section(lines):
     m = _TIMES.search(text)
     if m:
         r["t_sched_us"], r["t_cs_us"] = int(m.group(1)), int(m.group(2))
+    m = _HANDOFF.search(text)
+    if m:
+        r["handoff_us"] = int(m.group(3))
+    m = _OTHERS.search(text)
+    if m:
+        r["others_cal_us"], r["others_game_us"] = int(m.group(1)), int(m.group(2))
     return r
 
 
@@ -440,8 +453,15 @@ def figures(rows):
             continue
         if r["bound_us"] is not None:
             ratio = r["wait_max_us"] / r["bound_us"] if r["bound_us"] else float("inf")
+            if r.get("handoff_us") is None:
+                term = f"2 T_sched {2 * (r['t_sched_us'] or 0)} us"
+            else:
+                term = (f"T_handoff {r['handoff_us']} us (2 T_sched"
+                        f" {2 * (r['t_sched_us'] or 0)} us; others' time excluded, max"
+                        f" {r['others_cal_us']} us in calibration, {r['others_game_us']} us"
+                        f" in games)")
             out.append(f"{r['scenario']}: chain: high's wait max {r['wait_max_us']} us,"
-                       f" T_cs {r['t_cs_us']} us + 2 T_sched {2 * (r['t_sched_us'] or 0)} us"
+                       f" T_cs {r['t_cs_us']} us + {term}"
                        f" = {r['bound_us']} us, ratio {ratio:.2f}, rounds {r['rounds']}")
         else:
             out.append(f"{r['scenario']}: football: {r['rounds']} rounds, ball moves"

@@ -874,6 +874,22 @@ static bool pvs_rcu_start(struct kunit *test, struct pvs_rcu_thread *t,
 	return true;
 }
 
+/* A context that pvs_rcu_release() frees when the case ends. */
+static struct pvs_rcu *pvs_rcu_alloc(struct kunit *test)
+{
+	struct pvs_rcu *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	pv_spin_lock_init(&r->lock);
+	init_completion(&r->held);
+	init_completion(&r->holder.done);
+	init_completion(&r->reader.done);
+	init_completion(&r->hog.done);
+	init_completion(&r->syncer.done);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pvs_rcu_release, r), 0);
+	return r;
+}
+
 /*
  * A converted lock may be taken in a plain rcu_read_lock() reader once it
  * waits as an rtlock: the wait is noted as a preemption, so RCU neither
@@ -897,15 +913,7 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs 2 CPUs");
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	pv_spin_lock_init(&r->lock);
-	init_completion(&r->held);
-	init_completion(&r->holder.done);
-	init_completion(&r->reader.done);
-	init_completion(&r->hog.done);
-	init_completion(&r->syncer.done);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pvs_rcu_release, r), 0);
+	r = pvs_rcu_alloc(test);
 
 	/* How long a grace period takes here, with no reader in the way. */
 	start = jiffies;
@@ -967,10 +975,72 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, !locks || debug_locks,
 			      "lockdep or RCU reported the blocked reader");
 }
+
+/* The owner of the rt_mutex under @l, without its waiters bit. */
+static struct task_struct *pvs_owner(struct pv_spinlock *l)
+{
+	unsigned long owner = (unsigned long)READ_ONCE(pvs_rtm(l)->owner);
+
+	return (struct task_struct *)(owner & ~1UL);
+}
+
+/* The misuse: @l is not held.  For sparse, as if it were. */
+static void pvs_unlock_not_held(struct pv_spinlock *l)
+{
+	__acquire(l);
+	pv_spin_unlock(l);
+}
+
+/*
+ * With CONFIG_PV_SPINLOCK, pv_spin_unlock() of a lock another task holds
+ * warns and changes nothing: the lock keeps its owner, and the caller's
+ * RCU nesting, migration state and lockdep are left alone.
+ */
+static void pvs_rtlock_unlock_not_owner(struct kunit *test)
+{
+	bool locks = debug_locks, taken;
+	int depth = rcu_preempt_depth(), now;
+	struct pvs_rcu *r;
+
+	if (!IS_ENABLED(CONFIG_PV_SPINLOCK))
+		kunit_skip(test, "needs CONFIG_PV_SPINLOCK (else spin_unlock()'s own checks)");
+	r = pvs_rcu_alloc(test);
+	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->holder, pvs_rcu_holder, r,
+					      -1, false, "pvs_holder"));
+	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&r->held, PVS_RCU_LIMIT),
+			    0, "the holder did not take the lock");
+
+	kunit_info(test, "expect a warning: pv_spin_unlock() by a task that does not own the lock\n");
+	pvs_unlock_not_held(&r->lock);
+	kunit_info(test, "end of expected warning\n");
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, pvs_owner(&r->lock), r->holder.task,
+				"the lock changed owner");
+	now = rcu_preempt_depth();
+	KUNIT_EXPECT_EQ_MSG(test, now, depth, "the caller's RCU nesting changed");
+#ifdef CONFIG_SMP
+	KUNIT_EXPECT_EQ_MSG(test, current->migration_disabled, 0,
+			    "the caller's migration state changed");
+#endif
+	KUNIT_EXPECT_TRUE_MSG(test, !locks || debug_locks,
+			      "lockdep reported the misuse as a release");
+	pvs_trylock_unlock(&r->lock, &taken);
+	KUNIT_EXPECT_FALSE_MSG(test, taken, "the held lock could be taken");
+
+	WRITE_ONCE(r->release, true);
+	KUNIT_EXPECT_TRUE_MSG(test, pvs_rcu_wait(&r->holder, PVS_RCU_LIMIT),
+			      "the holder did not finish");
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(r->timed_out));
+}
 #else
 static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 {
 	kunit_skip(test, "needs CONFIG_PV_SPINLOCK or PREEMPT_RT");
+}
+
+static void pvs_rtlock_unlock_not_owner(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_PV_SPINLOCK");
 }
 #endif /* CONFIG_RTLOCK */
 
@@ -979,6 +1049,7 @@ static struct kunit_case pv_spinlock_rtlock_cases[] = {
 	KUNIT_CASE(pvs_rtlock_keeps_wakeup),
 	KUNIT_CASE(pvs_rtlock_boosts_owner),
 	KUNIT_CASE(pvs_rtlock_in_rcu_reader),
+	KUNIT_CASE(pvs_rtlock_unlock_not_owner),
 	{}
 };
 

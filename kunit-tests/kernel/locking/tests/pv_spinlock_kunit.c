@@ -796,6 +796,16 @@ static struct rt_mutex_base *pvs_rtm(struct pv_spinlock *l)
 #endif
 }
 
+/* Has @t been switched out?  Uniprocessor: the case skips. */
+static bool pvs_off_cpu(struct task_struct *t)
+{
+#ifdef CONFIG_SMP
+	return !READ_ONCE(t->on_cpu);
+#else
+	return t != current;
+#endif
+}
+
 /*
  * Is @t asleep in the rtlock wait for @l: the lock has a waiter, @t is
  * blocked on an rt_mutex, in TASK_RTLOCK_WAIT and switched out?
@@ -809,8 +819,7 @@ static bool pvs_rtlock_asleep(struct pv_spinlock *l, struct task_struct *t)
 	waiters = !RB_EMPTY_ROOT(&rtm->waiters.rb_root);
 	raw_spin_unlock_irq(&rtm->wait_lock);
 	return waiters && READ_ONCE(t->pi_blocked_on) &&
-	       READ_ONCE(t->__state) == TASK_RTLOCK_WAIT &&
-	       !READ_ONCE(t->on_cpu);
+	       READ_ONCE(t->__state) == TASK_RTLOCK_WAIT && pvs_off_cpu(t);
 }
 
 /* Has @t (if started) exited, waiting at most @timeout for it? */

@@ -28,17 +28,24 @@
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/debug_locks.h>
 #include <linux/irqflags.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/local_lock.h>
+#include <linux/minmax.h>
 #include <linux/lockdep.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/panic.h>
 #include <linux/preempt.h>
 #include <linux/pv_spinlock.h>
 #include <linux/rcupdate.h>
+#include <linux/rtmutex.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/seqlock.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 
@@ -674,10 +681,384 @@ static void pvs_rtlock_boosts_owner(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rt->prio, rt->want_prio);
 }
 
+#ifdef CONFIG_RTLOCK
+/*
+ * A plain rcu_read_lock() reader blocked on a converted lock.  The holder
+ * cannot sleep with the lock held (it is in an RCU read-side section
+ * itself), so it spins until it is released; a SCHED_FIFO hog on its CPU
+ * preempts it, so that the reader on the other CPU stops spinning on the
+ * owner and sleeps in the rtlock wait.  The context is kmalloc'ed rather
+ * than a KUnit resource: pvs_rcu_release(), a KUnit action, stops the hog,
+ * releases the holder and frees the context once every thread has
+ * finished, or leaks it (and pins the module) if one is still blocked.
+ */
+struct pvs_rcu_thread {
+	struct task_struct	*task;		/* a reference, once started */
+	struct completion	done;		/* completed as it exits */
+	bool			finished;	/* done was seen */
+};
+
+struct pvs_rcu {
+	struct pv_spinlock	lock;
+	struct completion	held;		/* the holder has the lock */
+	struct pvs_rcu_thread	holder, reader, hog;
+	struct pvs_rcu_thread	syncer;		/* done: synchronize_rcu() returned */
+	bool			release;	/* the holder may unlock */
+	bool			hog_stop;
+	bool			timed_out;	/* holder or hog hit its bound */
+	bool			reader_out;	/* set before rcu_read_unlock() */
+	bool			out_at_gp_end;	/* reader_out after the GP */
+	unsigned long		window;		/* jiffies: ten grace periods */
+	int			rcu_depth;	/* reader's nesting, lock held */
+};
+
+#define PVS_RCU_LIMIT		(10 * HZ)
+/* below sched_rt_runtime_us (950 ms a second): no RT throttling */
+#define PVS_RCU_HOG_LIMIT	(HZ * 3 / 4)
+
+/* Spins until @flag is set or @limit passes (then notes a time-out). */
+static void pvs_rcu_spin(struct pvs_rcu *r, bool *flag, unsigned long limit)
+{
+	unsigned long deadline = jiffies + limit;
+
+	while (!READ_ONCE(*flag)) {
+		if (time_after(jiffies, deadline)) {
+			WRITE_ONCE(r->timed_out, true);
+			return;
+		}
+		cpu_relax();
+	}
+}
+
+/* Holder: keeps the lock, spinning, until the case releases it. */
+static int pvs_rcu_holder(void *arg)
+{
+	struct pvs_rcu *r = arg;
+
+	pv_spin_lock(&r->lock);
+	complete_all(&r->held);		/* the reader and the case */
+	pvs_rcu_spin(r, &r->release, PVS_RCU_LIMIT);
+	pv_spin_unlock(&r->lock);
+	kthread_complete_and_exit(&r->holder.done, 0);
+}
+
+/* SCHED_FIFO on the holder's CPU: keeps the holder off it. */
+static int pvs_rcu_hog(void *arg)
+{
+	struct pvs_rcu *r = arg;
+
+	pvs_rcu_spin(r, &r->hog_stop, PVS_RCU_HOG_LIMIT);
+	kthread_complete_and_exit(&r->hog.done, 0);
+}
+
+/*
+ * Reader: blocks on the lock inside a plain RCU read-side section.  Once it
+ * has the lock it keeps it for the window, or until the grace period ends:
+ * the holder's own RCU section (the one of holding the lock) ends with its
+ * unlock, and a grace period that missed this reader would end then.
+ */
+static int pvs_rcu_reader(void *arg)
+{
+	struct pvs_rcu *r = arg;
+	unsigned long deadline;
+
+	wait_for_completion(&r->held);
+	rcu_read_lock();
+	pv_spin_lock(&r->lock);
+	r->rcu_depth = rcu_preempt_depth();
+	deadline = jiffies + r->window;
+	while (!completion_done(&r->syncer.done) &&
+	       time_before(jiffies, deadline))
+		cpu_relax();
+	pv_spin_unlock(&r->lock);
+	WRITE_ONCE(r->reader_out, true);
+	rcu_read_unlock();
+	kthread_complete_and_exit(&r->reader.done, 0);
+}
+
+/* A grace period started while the reader is blocked. */
+static int pvs_rcu_syncer(void *arg)
+{
+	struct pvs_rcu *r = arg;
+
+	synchronize_rcu();
+	r->out_at_gp_end = READ_ONCE(r->reader_out);
+	kthread_complete_and_exit(&r->syncer.done, 0);
+}
+
+/* The rt_mutex a converted lock is built on. */
+static struct rt_mutex_base *pvs_rtm(struct pv_spinlock *l)
+{
+#ifdef CONFIG_PV_SPINLOCK
+	return &l->lock.rtmutex;
+#else
+	return &l->lock.lock;	/* PREEMPT_RT: a spinlock_t */
+#endif
+}
+
+/* Has @t been switched out?  Uniprocessor: the case skips. */
+static bool pvs_off_cpu(struct task_struct *t)
+{
+#ifdef CONFIG_SMP
+	return !READ_ONCE(t->on_cpu);
+#else
+	return t != current;
+#endif
+}
+
+/*
+ * Is @t asleep in the rtlock wait for @l: the lock has a waiter, @t is
+ * blocked on an rt_mutex, in TASK_RTLOCK_WAIT and switched out?
+ */
+static bool pvs_rtlock_asleep(struct pv_spinlock *l, struct task_struct *t)
+{
+	struct rt_mutex_base *rtm = pvs_rtm(l);
+	bool waiters;
+
+	raw_spin_lock_irq(&rtm->wait_lock);
+	waiters = !RB_EMPTY_ROOT(&rtm->waiters.rb_root);
+	raw_spin_unlock_irq(&rtm->wait_lock);
+	return waiters && READ_ONCE(t->pi_blocked_on) &&
+	       READ_ONCE(t->__state) == TASK_RTLOCK_WAIT && pvs_off_cpu(t);
+}
+
+/* Has @t (if started) exited, waiting at most @timeout for it? */
+static bool pvs_rcu_wait(struct pvs_rcu_thread *t, unsigned long timeout)
+{
+	if (t->task && !t->finished &&
+	    wait_for_completion_timeout(&t->done, timeout))
+		t->finished = true;
+	return !t->task || t->finished;
+}
+
+static void pvs_rcu_release(void *arg)
+{
+	struct pvs_rcu *r = arg;
+	struct pvs_rcu_thread *t[] = {
+		&r->hog, &r->holder, &r->reader, &r->syncer,
+	};
+	int i, stuck = 0;
+
+	WRITE_ONCE(r->hog_stop, true);
+	WRITE_ONCE(r->release, true);
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		if (!pvs_rcu_wait(t[i], PVS_RCU_LIMIT))
+			stuck++;
+	if (stuck) {
+		/* The threads still use @r and run this module's code. */
+		pr_err("pv_spinlock: %d thread(s) still blocked: context leaked\n",
+		       stuck);
+		__module_get(THIS_MODULE);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		if (t[i]->task)
+			put_task_struct(t[i]->task);
+	kfree(r);
+}
+
+/*
+ * Starts @fn as thread @t on @cpu (any CPU if negative), at SCHED_FIFO if
+ * @fifo; keeps a reference to it.
+ */
+static bool pvs_rcu_start(struct kunit *test, struct pvs_rcu_thread *t,
+			  int (*fn)(void *), struct pvs_rcu *r, int cpu,
+			  bool fifo, const char *name)
+{
+	struct task_struct *task;
+
+	if (cpu < 0)
+		task = kthread_create(fn, r, "%s", name);
+	else
+		task = kthread_create_on_cpu(fn, r, cpu, name);
+	if (IS_ERR(task)) {
+		KUNIT_FAIL(test, "no %s thread: %pe", name, task);
+		return false;
+	}
+	get_task_struct(task);
+	t->task = task;
+	if (fifo)
+		sched_set_fifo(task);
+	wake_up_process(task);
+	return true;
+}
+
+/* A context that pvs_rcu_release() frees when the case ends. */
+static struct pvs_rcu *pvs_rcu_alloc(struct kunit *test)
+{
+	struct pvs_rcu *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	pv_spin_lock_init(&r->lock);
+	init_completion(&r->held);
+	init_completion(&r->holder.done);
+	init_completion(&r->reader.done);
+	init_completion(&r->hog.done);
+	init_completion(&r->syncer.done);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pvs_rcu_release, r), 0);
+	return r;
+}
+
+/*
+ * A converted lock may be taken in a plain rcu_read_lock() reader once it
+ * waits as an rtlock: the wait is noted as a preemption, so RCU neither
+ * warns ("Voluntary context switch within RCU read-side critical section",
+ * a console WARNING that fails the run) nor lets a grace period end while
+ * the reader is blocked.  Once the reader is asleep in the rtlock wait (RCU
+ * has queued it as a blocked reader), a synchronize_rcu() is started and
+ * given a window of ten times what one took before (at least 100 ms, at
+ * most 500 ms); then the holder releases the lock, the reader keeps it for
+ * the window, and that grace period must end only after the reader's
+ * rcu_read_unlock().
+ */
+static void pvs_rtlock_in_rcu_reader(struct kunit *test)
+{
+	unsigned long start, deadline;
+	bool warned = test_taint(TAINT_WARN);
+	bool locks = debug_locks;
+	unsigned int c0, c1;
+	struct pvs_rcu *r;
+	bool asleep;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 CPUs");
+	r = pvs_rcu_alloc(test);
+
+	/* How long a grace period takes here, with no reader in the way. */
+	start = jiffies;
+	synchronize_rcu();
+	r->window = clamp_t(unsigned long, 10 * (jiffies - start), HZ / 10, HZ / 2);
+	kunit_info(test, "a grace period took %u ms, the window is %u ms\n",
+		   jiffies_to_msecs(jiffies - start), jiffies_to_msecs(r->window));
+
+	c0 = cpumask_first(cpu_online_mask);
+	c1 = cpumask_next(c0, cpu_online_mask);
+	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->holder, pvs_rcu_holder, r,
+					      c0, false, "pvs_holder/%u"));
+	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->reader, pvs_rcu_reader, r,
+					      c1, false, "pvs_reader/%u"));
+	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&r->held, PVS_RCU_LIMIT),
+			    0, "the holder did not take the lock");
+	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->hog, pvs_rcu_hog, r, c0,
+					      true, "pvs_hog/%u"));
+
+	deadline = jiffies + PVS_RCU_HOG_LIMIT / 4;
+	while (!(asleep = pvs_rtlock_asleep(&r->lock, r->reader.task)) &&
+	       time_before(jiffies, deadline))
+		schedule_timeout_uninterruptible(1);
+	KUNIT_ASSERT_TRUE_MSG(test, asleep,
+			      "the reader did not sleep on the held lock");
+#ifdef CONFIG_PREEMPT_RCU
+	{
+		/* rcu_note_context_switch() queued it as a blocked reader */
+		struct task_struct *t = r->reader.task;
+		bool blocked = READ_ONCE(t->rcu_read_unlock_special.b.blocked);
+
+		KUNIT_EXPECT_TRUE_MSG(test, blocked,
+				      "RCU does not count the sleeping task as a reader");
+	}
+#endif
+
+	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->syncer, pvs_rcu_syncer, r,
+					      -1, false, "pvs_syncer"));
+	KUNIT_EXPECT_FALSE_MSG(test, pvs_rcu_wait(&r->syncer, r->window),
+			       "a grace period ended while the reader was blocked");
+	KUNIT_EXPECT_TRUE_MSG(test, pvs_rtlock_asleep(&r->lock, r->reader.task),
+			      "the reader woke before the lock was released");
+
+	WRITE_ONCE(r->hog_stop, true);
+	WRITE_ONCE(r->release, true);
+	KUNIT_ASSERT_TRUE_MSG(test, pvs_rcu_wait(&r->reader, PVS_RCU_LIMIT),
+			      "the reader did not get the lock");
+	KUNIT_ASSERT_TRUE_MSG(test, pvs_rcu_wait(&r->syncer, PVS_RCU_LIMIT),
+			      "the grace period did not end");
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(r->timed_out),
+			       "the holder or the hog hit its bound");
+	/* the reader's own section and the one of holding the lock */
+	KUNIT_EXPECT_EQ_MSG(test, r->rcu_depth, 2,
+			    "the reader's RCU nesting while it held the lock");
+	KUNIT_EXPECT_TRUE_MSG(test, r->out_at_gp_end,
+			      "the grace period ended before the reader's rcu_read_unlock()");
+	KUNIT_EXPECT_TRUE_MSG(test, warned || !test_taint(TAINT_WARN),
+			      "a warning while the reader was blocked");
+	KUNIT_EXPECT_TRUE_MSG(test, !locks || debug_locks,
+			      "lockdep or RCU reported the blocked reader");
+}
+
+/* The owner of the rt_mutex under @l, without its waiters bit. */
+static struct task_struct *pvs_owner(struct pv_spinlock *l)
+{
+	unsigned long owner = (unsigned long)READ_ONCE(pvs_rtm(l)->owner);
+
+	return (struct task_struct *)(owner & ~1UL);
+}
+
+/* The misuse: @l is not held.  For sparse, as if it were. */
+static void pvs_unlock_not_held(struct pv_spinlock *l)
+{
+	__acquire(l);
+	pv_spin_unlock(l);
+}
+
+/*
+ * With CONFIG_PV_SPINLOCK, pv_spin_unlock() of a lock another task holds
+ * warns and changes nothing: the lock keeps its owner, and the caller's
+ * RCU nesting, migration state and lockdep are left alone.
+ */
+static void pvs_rtlock_unlock_not_owner(struct kunit *test)
+{
+	bool locks = debug_locks, taken;
+	int depth = rcu_preempt_depth(), now;
+	struct pvs_rcu *r;
+
+	if (!IS_ENABLED(CONFIG_PV_SPINLOCK))
+		kunit_skip(test, "needs CONFIG_PV_SPINLOCK (else spin_unlock()'s own checks)");
+	r = pvs_rcu_alloc(test);
+	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->holder, pvs_rcu_holder, r,
+					      -1, false, "pvs_holder"));
+	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&r->held, PVS_RCU_LIMIT),
+			    0, "the holder did not take the lock");
+
+	kunit_info(test, "expect a warning: pv_spin_unlock() by a task that does not own the lock\n");
+	pvs_unlock_not_held(&r->lock);
+	kunit_info(test, "end of expected warning\n");
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, pvs_owner(&r->lock), r->holder.task,
+				"the lock changed owner");
+	now = rcu_preempt_depth();
+	KUNIT_EXPECT_EQ_MSG(test, now, depth, "the caller's RCU nesting changed");
+#ifdef CONFIG_SMP
+	KUNIT_EXPECT_EQ_MSG(test, current->migration_disabled, 0,
+			    "the caller's migration state changed");
+#endif
+	KUNIT_EXPECT_TRUE_MSG(test, !locks || debug_locks,
+			      "lockdep reported the misuse as a release");
+	pvs_trylock_unlock(&r->lock, &taken);
+	KUNIT_EXPECT_FALSE_MSG(test, taken, "the held lock could be taken");
+
+	WRITE_ONCE(r->release, true);
+	KUNIT_EXPECT_TRUE_MSG(test, pvs_rcu_wait(&r->holder, PVS_RCU_LIMIT),
+			      "the holder did not finish");
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(r->timed_out));
+}
+#else
+static void pvs_rtlock_in_rcu_reader(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_PV_SPINLOCK or PREEMPT_RT");
+}
+
+static void pvs_rtlock_unlock_not_owner(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_PV_SPINLOCK");
+}
+#endif /* CONFIG_RTLOCK */
+
 static struct kunit_case pv_spinlock_rtlock_cases[] = {
 	KUNIT_CASE(pvs_rtlock_keeps_state),
 	KUNIT_CASE(pvs_rtlock_keeps_wakeup),
 	KUNIT_CASE(pvs_rtlock_boosts_owner),
+	KUNIT_CASE(pvs_rtlock_in_rcu_reader),
+	KUNIT_CASE(pvs_rtlock_unlock_not_owner),
 	{}
 };
 

@@ -1806,8 +1806,10 @@ static void ikt_report_pids(struct kunit *test)
  * writer's CAP_SYS_NICE in the initial user namespace (the write
  * handler), then security_task_setscheduler() for each thread, as
  * sched_setscheduler() does.  Through a file a privileged task opened, a
- * writer without CAP_SYS_NICE is refused by the write handler before any
- * security module is asked; called directly, the capability module
+ * writer without CAP_SYS_NICE is refused by the write handler
+ * (CAP_SYS_NICE through capable(): the capability module plus
+ * SELinux/AppArmor capability policy) before security_task_setscheduler()
+ * is asked for any thread; called directly, the capability module
  * refuses it too.  The refusal changes no thread, also not one set by
  * hand.
  */

@@ -108,8 +108,7 @@
 
 static struct ikt_prio_rules ikt_boot_rules __ro_after_init;
 
-VISIBLE_IF_KUNIT DEFINE_MUTEX(ikt_prio_mutex);
-EXPORT_SYMBOL_IF_KUNIT(ikt_prio_mutex);
+static DEFINE_MUTEX(ikt_prio_mutex);
 
 static bool ikt_prio_valid(unsigned int prio)
 {
@@ -222,6 +221,17 @@ const struct ikt_prio_rules *ikt_boot_prio_rules(void)
 	return &ikt_boot_rules;
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_boot_prio_rules);
+
+/**
+ * ikt_prio_lock - the mutex that orders priority changes and thread starts
+ *
+ * Return: ikt_prio_mutex, for the KUnit suite to see who waits for it.
+ */
+struct mutex *ikt_prio_lock(void)
+{
+	return &ikt_prio_mutex;
+}
+EXPORT_SYMBOL_IF_KUNIT(ikt_prio_lock);
 #endif
 
 /*

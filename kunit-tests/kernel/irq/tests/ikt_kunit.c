@@ -802,10 +802,14 @@ static void ikt_stop_requester(void *data)
 	kfree(r);
 }
 
-/* Whether a task sleeps on @lock (a read without its wait_lock). */
+/* Whether a task sleeps on @lock. */
 static bool ikt_mutex_has_waiters(struct mutex *lock)
 {
 #ifdef CONFIG_PREEMPT_RT
+	/*
+	 * Read without wait_lock: the caller polls until it sees a waiter,
+	 * and a stale read only costs one more tick.
+	 */
 	return !data_race(RB_EMPTY_ROOT(&lock->rtmutex.waiters.rb_root));
 #else
 	return !list_empty(&lock->wait_list);
@@ -833,7 +837,7 @@ static enum ikt_hold ikt_requester_held(struct ikt_requester *r)
 		action = READ_ONCE(irq_to_desc(r->irq)->action);
 		thread = action ? READ_ONCE(action->thread) : NULL;
 		if (thread && !task_is_running(thread) && !task_is_running(r->task) &&
-		    ikt_mutex_has_waiters(&ikt_prio_mutex))
+		    ikt_mutex_has_waiters(ikt_prio_lock()))
 			return test_bit(IRQTF_READY, &action->thread_flags) ?
 			       IKT_HOLD_READY : IKT_HOLD_WAITING;
 		schedule_timeout_uninterruptible(1);
@@ -905,8 +909,8 @@ static void ikt_prio_when_requested(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(r->task));
 	if (!wait_for_completion_timeout(&r->requested, WAIT_LIMIT)) {
 		t->leaked = true;
-		KUNIT_FAIL(test, "request_irq() of irq %u did not return within %d s: its task, the lines and the domain are leaked",
-			   irq, WAIT_LIMIT / HZ);
+		KUNIT_FAIL(test, "request_irq(%u) stuck for %d s: leaking %s and the irqs",
+			   irq, WAIT_LIMIT / HZ, r->task->comm);
 		return;
 	}
 	KUNIT_ASSERT_EQ(test, r->ret, 0);
@@ -1698,12 +1702,13 @@ static void ikt_report_prio(struct kunit *test, struct vfsmount *mnt,
 {
 	char line[128], field[3][24];
 	unsigned int irq;
+	int n;
 
 	KUNIT_ASSERT_TRUE_MSG(test, ikt_report_line(test, mnt, 0, NULL, name, line,
 						    sizeof(line)), "no line %s", name);
 	/* irq, name, mode, pid, prio, reason */
-	KUNIT_ASSERT_EQ_MSG(test, sscanf(line, "%u %23s %23s %23s %7s", &irq, field[0],
-					 field[1], field[2], prio), 5, "line: %s", line);
+	n = sscanf(line, "%u %23s %23s %23s %7s", &irq, field[0], field[1], field[2], prio);
+	KUNIT_ASSERT_EQ_MSG(test, n, 5, "line: %s", line);
 }
 
 /*

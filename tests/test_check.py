@@ -625,7 +625,7 @@ def _boot_ikt_junit(secs, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("name, case", [
-    ("ikt-lsm", "refused by the writer's CAP_SYS_NICE"),
+    ("ikt-cap", "refused by the writer's CAP_SYS_NICE"),
     ("ikt-hidepid", "hidepid=ptraceable hides"),
 ])
 @pytest.mark.parametrize("sec, detail", [
@@ -635,14 +635,14 @@ def _boot_ikt_junit(secs, tmp_path, monkeypatch):
 ])
 def test_boot_ikt_fails_a_missing_or_failed_guest_section(name, case, sec, detail, tmp_path,
                                                           monkeypatch, capsys):
-    """ikt-check's ikt-lsm and ikt-hidepid sections: a section the guest did
+    """ikt-check's ikt-cap and ikt-hidepid sections: a section the guest did
     not print, or one that ended with rc != 0, fails its case with the
     section's last lines; the other section's case still passes."""
-    good = {"ikt-prio": (0, []), "ikt-lsm": (0, ["refused: ok"]),
+    good = {"ikt-prio": (0, []), "ikt-cap": (0, ["refused: ok"]),
             "ikt-hidepid": (0, ["ok"])}
     cases = _boot_ikt_junit(good, tmp_path, monkeypatch)
     mine = [k for k in cases if case in k]
-    other = [k for k in cases if ("hidepid=ptraceable hides" if name == "ikt-lsm"
+    other = [k for k in cases if ("hidepid=ptraceable hides" if name == "ikt-cap"
                                   else "refused by the writer's CAP_SYS_NICE") in k]
     assert len(mine) == 1 and len(other) == 1
     assert cases[mine[0]][0] and cases[other[0]][0]

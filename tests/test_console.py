@@ -176,6 +176,18 @@ def test_ikt_report_refuses_unreadable_lines(line):
         console.ikt_report(IKT_REPORT[:2] + [line])
 
 
+def test_ikt_report_other_policy():
+    # A thread after chrt -o, or one the scheduler refused its priority:
+    # the prio column reads "other", not a number and not "-".
+    rows = console.ikt_report(IKT_REPORT[:2] + [
+        "    27 chrt-o               threaded     200 other -"])
+    assert rows == [{"irq": 27, "action": "chrt-o", "mode": "threaded", "pid": 200,
+                     "prio": "other", "reason": None}]
+    with pytest.raises(ValueError, match="cannot read"):
+        console.ikt_report(IKT_REPORT[:2] + [
+            "    27 chrt-o               threaded     200 normal -"])
+
+
 def test_ikt_report_needs_header():
     with pytest.raises(ValueError):
         console.ikt_report(["     0 timer hard - - timer"])

@@ -71,8 +71,11 @@
  * Locking: ikt_prio_mutex orders a priority change against the start of a
  * thread, so that the last one to run applies the current setting;
  * changes hold desc->request_mutex (outside) to keep the action list
- * stable, a starting thread holds only ikt_prio_mutex.  Readers take only
- * desc->lock, one interrupt at a time.
+ * stable, a starting thread holds only ikt_prio_mutex.  A starting thread
+ * takes ikt_prio_mutex before it sets IRQTF_READY, so request_irq() waits
+ * for the mutex: a change allocates before it takes the mutex and holds it
+ * only to apply the priority.  Readers take only desc->lock, one
+ * interrupt at a time.
  */
 
 #define pr_fmt(fmt) "ikt: " fmt
@@ -218,6 +221,17 @@ const struct ikt_prio_rules *ikt_boot_prio_rules(void)
 	return &ikt_boot_rules;
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_boot_prio_rules);
+
+/**
+ * ikt_prio_lock - the mutex that orders priority changes and thread starts
+ *
+ * Return: ikt_prio_mutex, for the KUnit suite to see who waits for it.
+ */
+struct mutex *ikt_prio_lock(void)
+{
+	return &ikt_prio_mutex;
+}
+EXPORT_SYMBOL_IF_KUNIT(ikt_prio_lock);
 #endif
 
 /*
@@ -444,10 +458,10 @@ static int ikt_set_threads(struct ikt_saved_thread *saved, unsigned int n,
  * the writer's CAP_SYS_NICE in the initial user namespace (capable()),
  * both in the write handler, then here the security modules, for the
  * calling task and each thread (security_task_setscheduler()).  A value
- * stored while @irq has no thread yet is checked by no security module,
- * since there is no thread to check it against: only by CAP_SYS_NICE of
- * the opener and the writer; the threads that request_irq() creates
- * later take it unchecked.
+ * stored while @irq has no thread yet is not checked by
+ * security_task_setscheduler(), since there is no thread to check it
+ * against: only by CAP_SYS_NICE of the opener and the writer; the threads
+ * that request_irq() creates later take it unchecked.
  *
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL if @prio is out of range, @irq has no
@@ -479,15 +493,21 @@ VISIBLE_IF_KUNIT int irq_set_thread_priority(unsigned int irq, unsigned int prio
 		if (ikt_desc_threadless(desc))
 			return -EINVAL;
 	}
-	guard(mutex)(&ikt_prio_mutex);
+	/*
+	 * Allocate before ikt_prio_mutex, which every starting thread takes
+	 * before request_irq() returns: the count is stable under
+	 * request_mutex, and no request waits for this write's reclaim.
+	 */
 	n = ikt_desc_threads(desc, NULL);
 	saved = kcalloc(n, sizeof(*saved), GFP_KERNEL);
 	if (n && !saved)
 		return -ENOMEM;
-	ikt_desc_threads(desc, saved);
-	ret = ikt_set_threads(saved, n, prio);
-	if (!ret)
-		WRITE_ONCE(desc->ikt_prio, prio);
+	scoped_guard(mutex, &ikt_prio_mutex) {
+		ikt_desc_threads(desc, saved);
+		ret = ikt_set_threads(saved, n, prio);
+		if (!ret)
+			WRITE_ONCE(desc->ikt_prio, prio);
+	}
 	for (i = 0; i < n; i++)
 		put_task_struct(saved[i].task);
 	kfree(saved);
@@ -702,16 +722,28 @@ static pid_t ikt_report_pid(struct seq_file *m, struct task_struct *t)
 	return task_pid_nr_ns(t, proc_sb_info(sb)->pid_ns);
 }
 
+/*
+ * A thread's pid and priority columns: its SCHED_FIFO or SCHED_RR
+ * priority, "other" for another policy (chrt -o, or a priority the
+ * scheduler refused); "-" for both where there is no thread.
+ */
 static void ikt_report_task(struct seq_file *m, struct task_struct *t)
 {
-	pid_t pid = t ? ikt_report_pid(m, t) : 0;
+	pid_t pid;
 
-	if (pid)
-		seq_printf(m, " %7d %4u", pid, t->rt_priority);
-	else if (t)
-		seq_printf(m, " %7s %4u", "-", t->rt_priority);
-	else
+	if (!t) {
 		seq_printf(m, " %7s %4s", "-", "-");
+		return;
+	}
+	pid = ikt_report_pid(m, t);
+	if (pid)
+		seq_printf(m, " %7d", pid);
+	else
+		seq_printf(m, " %7s", "-");
+	if (t->policy == SCHED_FIFO || t->policy == SCHED_RR)
+		seq_printf(m, " %4u", t->rt_priority);
+	else
+		seq_printf(m, " %5s", "other");
 }
 
 static void ikt_report_take(struct ikt_report_line *l, const char *name,

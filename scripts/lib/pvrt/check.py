@@ -722,7 +722,7 @@ class Check:
         self.res.case("boot", "/proc/irq/<N>/thread_priority: 70 taken by the thread,"
                       " bad input refused and nothing changed", bool(pr) and pr[0] == 0,
                       "\n".join(pr[1][-20:]) if pr else "no ikt-prio section")
-        for name, what in (("ikt-lsm", "thread_priority: a write by a task without"
+        for name, what in (("ikt-cap", "thread_priority: a write by a task without"
                             " CAP_SYS_NICE through root's descriptor refused by the"
                             " writer's CAP_SYS_NICE check, nothing changed"),
                            ("ikt-hidepid", "/proc/irq/ikt: hidepid=ptraceable hides thread"

@@ -428,7 +428,9 @@ IKT_MARK = "IKT| "
 def ikt_report(section_lines):
     """Rows of /proc/irq/ikt: [{irq, action, mode, pid, prio, reason}].
 
-    pid and prio are None where the file shows "-"; action is unescaped
+    pid and prio are None where the file shows "-" (no thread, or a pid the
+    reader may not see); prio is "other" for a thread that runs neither
+    SCHED_FIFO nor SCHED_RR (chrt -o, a refused priority); action is unescaped
     ("PCIe\\040PME" -> "PCIe PME").  The ktimers rows (irq "-") and
     "(<n> more actions)" lines are not action rows.  Raises ValueError if no
     header line is found, or on a line that is neither a comment nor one
@@ -454,13 +456,13 @@ def ikt_report(section_lines):
             continue
         f = line.split()
         if (len(f) != 6 or not (f[0].isdigit() or f[0] == "-") or f[2] not in IKT_MODES
-                or not (f[3].isdigit() or f[3] == "-") or not (f[4].isdigit() or f[4] == "-")):
+                or not (f[3].isdigit() or f[3] == "-") or not (f[4].isdigit() or f[4] in ("-", "other"))):
             raise ValueError(f"/proc/irq/ikt: cannot read the line {line!r}")
         if f[0] == "-":
             continue
         rows.append({"irq": int(f[0]), "action": _ikt_unescape(f[1]), "mode": f[2],
                      "pid": int(f[3]) if f[3].isdigit() else None,
-                     "prio": int(f[4]) if f[4].isdigit() else None,
+                     "prio": int(f[4]) if f[4].isdigit() else None if f[4] == "-" else f[4],
                      "reason": None if f[5] == "-" else f[5]})
     if not header:
         raise ValueError("no /proc/irq/ikt header line found")

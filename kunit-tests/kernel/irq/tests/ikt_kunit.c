@@ -47,8 +47,6 @@
 #define IKT_TEST_IRQS	2
 #define WAIT_LIMIT	(10 * HZ)
 #define SPIN_LIMIT_NS	(5 * NSEC_PER_SEC)
-/* How long a priority write holds ikt_prio_mutex for ikt_prio_when_requested. */
-#define HOLD_LIMIT	(2 * HZ)
 
 struct ikt_requester;
 
@@ -87,6 +85,7 @@ struct ikt_test {
 	bool device_pending;	/* what a primary checks, as a driver would */
 	struct task_struct *refuse_prio;	/* the thread the stub refuses */
 	struct ikt_requester *requester;	/* what the stub starts */
+	bool leaked;		/* a request that never returned: leave it */
 };
 
 static void ikt_record(struct ikt_seen *seen)
@@ -186,6 +185,9 @@ static void ikt_test_exit(struct kunit *test)
 	int i;
 
 	if (!t || IS_ERR_OR_NULL(t->domain))
+		return;
+	/* free_irq() would wait for the request_mutex it holds. */
+	if (t->leaked)
 		return;
 	irq_work_sync(&t->level_work);
 	for (i = 0; i < IKT_TEST_IRQS; i++) {
@@ -744,13 +746,21 @@ static void ikt_proc_input(struct kunit *test)
 	free_irq(irq, t);
 }
 
+/* What the new line's thread was doing while the write held ikt_prio_mutex. */
+enum ikt_hold {
+	IKT_HOLD_TIMEOUT,	/* none of the below within WAIT_LIMIT */
+	IKT_HOLD_RETURNED,	/* request_irq() returned */
+	IKT_HOLD_READY,		/* the thread waits for the mutex, IRQTF_READY set */
+	IKT_HOLD_WAITING,	/* the thread waits for the mutex before READY */
+};
+
 /* A request made by another task, and what it saw when request_irq() returned. */
 struct ikt_requester {
 	struct ikt_test *t;
 	unsigned int irq;
 	struct task_struct *task;
 	struct completion requested;
-	bool returned_in_hold;	/* while a priority write held ikt_prio_mutex */
+	enum ikt_hold hold;	/* while a priority write held ikt_prio_mutex */
 	int ret;
 	int policy;
 	unsigned int prio;
@@ -774,18 +784,71 @@ static int ikt_requester_fn(void *data)
 	return ikt_wait_for_stop();
 }
 
+/*
+ * Stops the requester and frees @r, unless its request_irq() never
+ * returned: kthread_stop() would then wait for ever, so the task keeps @r
+ * and the case has said so.
+ */
 static void ikt_stop_requester(void *data)
 {
 	struct ikt_requester *r = data;
 
-	kthread_stop(r->task);
-	put_task_struct(r->task);
+	if (!IS_ERR_OR_NULL(r->task)) {
+		if (!completion_done(&r->requested))
+			return;
+		kthread_stop(r->task);
+		put_task_struct(r->task);
+	}
+	kfree(r);
+}
+
+/* Whether a task sleeps on @lock. */
+static bool ikt_mutex_has_waiters(struct mutex *lock)
+{
+#ifdef CONFIG_PREEMPT_RT
+	/*
+	 * Read without wait_lock: the caller polls until it sees a waiter,
+	 * and a stale read only costs one more tick.
+	 */
+	return !data_race(RB_EMPTY_ROOT(&lock->rtmutex.waiters.rb_root));
+#else
+	return !list_empty(&lock->wait_list);
+#endif
+}
+
+/*
+ * Called with ikt_prio_mutex held: waits, a tick at a time (the owner off
+ * the CPU, so that a mutex waiter stops spinning and sleeps), until the
+ * requester has returned from request_irq(), or both it and the new
+ * line's thread sleep while a task waits for ikt_prio_mutex: the
+ * requester in __setup_irq() for IRQTF_READY, the thread for the mutex.
+ * Then IRQTF_READY tells whether the thread reported ready before it took
+ * its priority.
+ */
+static enum ikt_hold ikt_requester_held(struct ikt_requester *r)
+{
+	unsigned long end = jiffies + WAIT_LIMIT;
+	struct irqaction *action;
+	struct task_struct *thread;
+
+	do {
+		if (completion_done(&r->requested))
+			return IKT_HOLD_RETURNED;
+		action = READ_ONCE(irq_to_desc(r->irq)->action);
+		thread = action ? READ_ONCE(action->thread) : NULL;
+		if (thread && !task_is_running(thread) && !task_is_running(r->task) &&
+		    ikt_mutex_has_waiters(ikt_prio_lock()))
+			return test_bit(IRQTF_READY, &action->thread_flags) ?
+			       IKT_HOLD_READY : IKT_HOLD_WAITING;
+		schedule_timeout_uninterruptible(1);
+	} while (time_before(jiffies, end));
+	return IKT_HOLD_TIMEOUT;
 }
 
 /*
  * Redirects ikt_set_task_prio() in a priority write, which holds
- * ikt_prio_mutex: starts the requester and gives it HOLD_LIMIT to return
- * from request_irq() before the write goes on.
+ * ikt_prio_mutex: starts the requester and records what its request and
+ * the new thread do (ikt_requester_held()) before the write goes on.
  */
 static int ikt_set_task_prio_request(struct task_struct *task, unsigned int prio)
 {
@@ -798,8 +861,7 @@ static int ikt_set_task_prio_request(struct task_struct *task, unsigned int prio
 		if (!IS_ERR(r->task)) {
 			get_task_struct(r->task);
 			wake_up_process(r->task);
-			r->returned_in_hold =
-				wait_for_completion_timeout(&r->requested, HOLD_LIMIT);
+			r->hold = ikt_requester_held(r);
 		}
 	}
 	return sched_setscheduler_nocheck(task, SCHED_FIFO, &sp);
@@ -810,7 +872,8 @@ static int ikt_set_task_prio_request(struct task_struct *task, unsigned int prio
  * priority: thread_priority reads it at once, with no interrupt fired.
  * The twin makes the order visible: while a priority write on another
  * line holds ikt_prio_mutex, which a starting thread takes to apply its
- * priority, another task requests the line; its request_irq() must not
+ * priority, another task requests the line; its thread must wait for the
+ * mutex before it sets IRQTF_READY, so that request_irq() does not
  * return before the write is done and the thread has its priority.
  */
 static void ikt_prio_when_requested(struct kunit *test)
@@ -830,11 +893,13 @@ static void ikt_prio_when_requested(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, thread->rt_priority, 42);
 	free_irq(irq, t);
 
-	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	/* Not the test's memory: a requester that never returns keeps it. */
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->t = t;
 	r->irq = irq;
 	init_completion(&r->requested);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ikt_stop_requester, r), 0);
 	KUNIT_ASSERT_EQ(test, request_irq(t->virq[1], ikt_handler, 0, "ikt-kunit-hold", t), 0);
 	t->requester = r;
 	kunit_activate_static_stub(test, ikt_set_task_prio, ikt_set_task_prio_request);
@@ -842,11 +907,19 @@ static void ikt_prio_when_requested(struct kunit *test)
 	kunit_deactivate_static_stub(test, ikt_set_task_prio);
 	t->requester = NULL;
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(r->task));
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, ikt_stop_requester, r), 0);
-	ikt_wait(test, &r->requested);
+	if (!wait_for_completion_timeout(&r->requested, WAIT_LIMIT)) {
+		t->leaked = true;
+		KUNIT_FAIL(test, "request_irq(%u) stuck for %d s: leaking %s and the irqs",
+			   irq, WAIT_LIMIT / HZ, r->task->comm);
+		return;
+	}
 	KUNIT_ASSERT_EQ(test, r->ret, 0);
-	KUNIT_EXPECT_FALSE_MSG(test, r->returned_in_hold,
-			       "request_irq() returned before the thread could take its priority");
+	KUNIT_EXPECT_EQ_MSG(test, r->hold, IKT_HOLD_WAITING,
+			    "%s", r->hold == IKT_HOLD_RETURNED ?
+			    "request_irq() returned before the thread could take its priority" :
+			    r->hold == IKT_HOLD_READY ?
+			    "the thread set IRQTF_READY before it took its priority" :
+			    "neither request_irq() returned nor the thread waited for the mutex");
 	KUNIT_EXPECT_EQ(test, r->policy, SCHED_FIFO);
 	KUNIT_EXPECT_EQ(test, r->prio, 42);
 	KUNIT_EXPECT_STREQ(test, r->show, "42\n");
@@ -1584,38 +1657,6 @@ static void ikt_nothread_thread_fn(struct kunit *test)
 	irq_clear_status_flags(irq, _IRQ_NOTHREAD);
 }
 
-/*
- * thread_priority reads what a started thread runs at: its SCHED_RR
- * priority after chrt -r, "other" after chrt -o (not "-", which a line
- * that refuses a priority reads); the configured priority only stands in
- * for a thread that has not started.
- */
-static void ikt_prio_show_policy(struct kunit *test)
-{
-	struct ikt_test *t = test->priv;
-	unsigned int irq = t->virq[0];
-	struct sched_param rr = { .sched_priority = 33 }, normal = { };
-	struct task_struct *thread;
-	char buf[8];
-
-	ikt_require_threading(test);
-	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-show", t), 0);
-	/* Once the thread has run, it has taken its own priority. */
-	ikt_fire(test, irq);
-	ikt_wait(test, &t->primary_done);
-	thread = ikt_action(irq)->thread;
-
-	/* As chrt -r -p 33 would. */
-	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_RR, &rr), 0);
-	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 3);
-	KUNIT_EXPECT_STREQ(test, buf, "33\n");
-	/* As chrt -o -p 0 would. */
-	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_NORMAL, &normal), 0);
-	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 6);
-	KUNIT_EXPECT_STREQ(test, buf, "other\n");
-	free_irq(irq, t);
-}
-
 /* The report line of the action named @name, read as uid @uid with @caps. */
 static bool ikt_report_line(struct kunit *test, struct vfsmount *mnt, uid_t uid,
 			    const kernel_cap_t *caps, const char *name, char *line,
@@ -1650,6 +1691,64 @@ static bool ikt_report_line(struct kunit *test, struct vfsmount *mnt, uid_t uid,
 	end = strchrnul(p, '\n');
 	strscpy(line, p, min_t(size_t, size, end - p + 1));
 	return true;
+}
+
+/*
+ * The priority column of the report line of the action named @name, read
+ * as root through @mnt, in @prio.
+ */
+static void ikt_report_prio(struct kunit *test, struct vfsmount *mnt,
+			    const char *name, char *prio)
+{
+	char line[128], field[3][24];
+	unsigned int irq;
+	int n;
+
+	KUNIT_ASSERT_TRUE_MSG(test, ikt_report_line(test, mnt, 0, NULL, name, line,
+						    sizeof(line)), "no line %s", name);
+	/* irq, name, mode, pid, prio, reason */
+	n = sscanf(line, "%u %23s %23s %23s %7s", &irq, field[0], field[1], field[2], prio);
+	KUNIT_ASSERT_EQ_MSG(test, n, 5, "line: %s", line);
+}
+
+/*
+ * thread_priority and the report's priority column read what a started
+ * thread runs at: its SCHED_RR priority after chrt -r, "other" after
+ * chrt -o (not "-", which a line that refuses a priority reads, or the
+ * report where there is no thread); the configured priority only stands
+ * in for a thread that has not started.
+ */
+static void ikt_prio_show_policy(struct kunit *test)
+{
+	struct ikt_test *t = test->priv;
+	unsigned int irq = t->virq[0];
+	struct sched_param rr = { .sched_priority = 33 }, normal = { };
+	struct task_struct *thread;
+	struct vfsmount *mnt;
+	char buf[8];
+
+	ikt_require_threading(test);
+	KUNIT_ASSERT_EQ(test, request_irq(irq, ikt_handler, 0, "ikt-kunit-show", t), 0);
+	/* Once the thread has run, it has taken its own priority. */
+	ikt_fire(test, irq);
+	ikt_wait(test, &t->primary_done);
+	thread = ikt_action(irq)->thread;
+	mnt = ikt_proc_mount(test, NULL);
+
+	/* As chrt -r -p 33 would. */
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_RR, &rr), 0);
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 3);
+	KUNIT_EXPECT_STREQ(test, buf, "33\n");
+	ikt_report_prio(test, mnt, " ikt-kunit-show ", buf);
+	KUNIT_EXPECT_STREQ(test, buf, "33");
+	/* As chrt -o -p 0 would. */
+	KUNIT_ASSERT_EQ(test, sched_setscheduler_nocheck(thread, SCHED_NORMAL, &normal), 0);
+	KUNIT_EXPECT_EQ(test, ikt_thread_priority_show(irq, buf, sizeof(buf)), 6);
+	KUNIT_EXPECT_STREQ(test, buf, "other\n");
+	ikt_report_prio(test, mnt, " ikt-kunit-show ", buf);
+	KUNIT_EXPECT_STREQ(test, buf, "other");
+	kunit_release_action(test, ikt_unmount, mnt);
+	free_irq(irq, t);
 }
 
 /*
@@ -1712,8 +1811,10 @@ static void ikt_report_pids(struct kunit *test)
  * writer's CAP_SYS_NICE in the initial user namespace (the write
  * handler), then security_task_setscheduler() for each thread, as
  * sched_setscheduler() does.  Through a file a privileged task opened, a
- * writer without CAP_SYS_NICE is refused by the write handler before any
- * security module is asked; called directly, the capability module
+ * writer without CAP_SYS_NICE is refused by the write handler
+ * (CAP_SYS_NICE through capable(): the capability module plus
+ * SELinux/AppArmor capability policy) before security_task_setscheduler()
+ * is asked for any thread; called directly, the capability module
  * refuses it too.  The refusal changes no thread, also not one set by
  * hand.
  */
@@ -1982,8 +2083,7 @@ static struct kunit_case ikt_test_cases[] = {
 	KUNIT_CASE(ikt_ktimers_timers_only),
 	KUNIT_CASE_PARAM(ikt_preemption, ikt_preempt_gen_params),
 	KUNIT_CASE(ikt_proc_input),
-	/* Holds a priority write for HOLD_LIMIT: 2 s. */
-	KUNIT_CASE_SLOW(ikt_prio_when_requested),
+	KUNIT_CASE(ikt_prio_when_requested),
 	KUNIT_CASE(ikt_proc_file),
 	KUNIT_CASE(ikt_nothread_thread_fn),
 	KUNIT_CASE(ikt_prio_show_policy),

@@ -9,6 +9,7 @@ a real SSH server is the loopback board's (scripts/board, README)."""
 import json
 import os
 import shlex
+import struct
 import subprocess
 import uuid
 
@@ -35,6 +36,35 @@ PVRT-END cyclictest rc=0
 """
 
 RELEASE, VERSION = "6.12.9-pvrt", "#1 SMP PREEMPT_DYNAMIC 2026-01-01"
+BUILD_ID = "a198d3d7f887f1b1374da9516353622bd2cf37f4"
+
+
+def notes(build_id, endian="<"):
+    """ELF notes as a kernel's .notes holds them: Xen's and Linux's around
+    the GNU build-id (/sys/kernel/notes is these bytes)."""
+    def note(name, ntype, desc):
+        name = name.encode() + b"\0"
+        return (struct.pack(endian + "3I", len(name), len(desc), ntype)
+                + name.ljust((len(name) + 3) // 4 * 4, b"\0")
+                + desc.ljust((len(desc) + 3) // 4 * 4, b"\0"))
+    return (note("Xen", 6, b"linux") + note("GNU", 3, bytes.fromhex(build_id))
+            + note("Linux", 0x100, b"\0"))
+
+
+def elf(build_id, wide=True, endian="<"):
+    """A minimal ELF file whose one SHT_NOTE (7) section holds BUILD_ID."""
+    data = notes(build_id, endian)
+    if wide:
+        hdr, shdr, ehsize, shentsize = "HHIQQQIHHHHHH", "IIQQQQIIQQ", 64, 64
+    else:
+        hdr, shdr, ehsize, shentsize = "HHIIIIIHHHHHH", "IIIIIIIIII", 52, 40
+    shoff = ehsize + len(data)
+    ident = b"\x7fELF" + bytes([2 if wide else 1, 1 if endian == "<" else 2, 1]) + bytes(9)
+    head = ident + struct.pack(endian + hdr, 2, 62, 1, 0, 0, shoff, 0, ehsize, 0, 0,
+                               shentsize, 2, 0)
+    return (head + data + struct.pack(endian + shdr, *[0] * 10)
+            + struct.pack(endian + shdr, 0, 7, 2, 0, ehsize, len(data),
+                          0, 0, 4, 0))
 
 
 class Board:
@@ -44,8 +74,9 @@ class Board:
         self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar",
                       "dir": "ok", "free_kb": str(4 << 20), **facts}
         self.state = {"boot_id": str(uuid.uuid4()), "release": "6.1.0-board",
-                      "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet"}
-        self.boots_into = (RELEASE, VERSION)
+                      "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet",
+                      "notes": notes("0123" * 10).hex()}
+        self.boots_into = (RELEASE, VERSION, notes(BUILD_ID).hex())
         self.loaded = None
         self.ssh_rc, self.ssh_err = 0, ""
         self.commands, self.files = [], {}
@@ -80,7 +111,8 @@ class Board:
             cmd = "kexec -e"
         if "kexec -e" in cmd:
             self.state = {"boot_id": str(uuid.uuid4()), "release": self.boots_into[0],
-                          "version": self.boots_into[1], "cmdline": self.loaded}
+                          "version": self.boots_into[1], "cmdline": self.loaded,
+                          "notes": self.boots_into[2]}
         elif "PVRT-BEGIN hwlat" in cmd:
             out = ("PVRT-BEGIN hwlat\n# tool hwlat-tracer\n# max 14\n"
                    "<...>-12 [000] d... 10.1: #1 inner/outer(us): 14/12 ts:1.2 count:1\n"
@@ -102,6 +134,7 @@ def _kernel(tmp_path, name):
     (out / "include/config/kernel.release").write_text(RELEASE + "\n")
     (out / "include/generated/utsversion.h").write_text(f'#define UTS_VERSION "{VERSION}"\n')
     (out / "arch/x86/boot/bzImage").write_bytes(b"kernel")
+    (out / "vmlinux").write_bytes(elf(BUILD_ID))
     (out / f"modroot/lib/modules/{RELEASE}/modules.dep").write_text("")
     return str(out)
 
@@ -217,11 +250,37 @@ def test_no_kexec_is_fine_with_a_reboot_command(job):
 
 def test_a_board_that_boots_another_kernel_is_a_clear_error(job, tmp_path):
     board, _built, run = job
-    board.boots_into = ("6.1.0-board", "#1 SMP Debian")
+    board.boots_into = ("6.1.0-board", "#1 SMP Debian", board.state["notes"])
     with pytest.raises(target.TargetError, match="not the kernel just built"):
         run("--variants", "project")
     _rdir, rows = _results(tmp_path)
     assert [r["kind"] for r in rows] == ["hwlat"]
+
+
+@pytest.mark.parametrize("notes_hex", [notes("feed" * 10).hex(), ""])
+def test_another_build_of_the_same_release_and_version_is_caught(job, tmp_path, notes_hex):
+    """Every build of one tree and config says the same `uname -r` and
+    `uname -v`: the build-id tells the kernel just built from another (or
+    from a board that shows no /sys/kernel/notes)."""
+    board, _built, run = job
+    board.boots_into = (RELEASE, VERSION, notes_hex)
+    with pytest.raises(target.TargetError, match="not the kernel just built.* build-id " + BUILD_ID):
+        run("--variants", "project")
+    _rdir, rows = _results(tmp_path)
+    assert [r["kind"] for r in rows] == ["hwlat"]
+
+
+@pytest.mark.parametrize("wide, endian", [(True, "<"), (False, "<"), (True, ">"), (False, ">")])
+def test_the_build_id_is_read_from_vmlinux_and_from_the_notes(tmp_path, wide, endian):
+    path = tmp_path / "vmlinux"
+    path.write_bytes(elf(BUILD_ID, wide, endian))
+    assert target.elf_build_id(str(path)) == (BUILD_ID, endian)
+    assert target.gnu_build_id(notes(BUILD_ID, endian), endian) == BUILD_ID
+    assert target.state_build_id({"notes": notes(BUILD_ID).hex()}) == BUILD_ID
+    assert target.state_build_id({"notes": "zz"}) is None
+    path.write_bytes(elf(BUILD_ID, wide, endian).replace(b"GNU\0", b"GNX\0"))
+    with pytest.raises(target.TargetError, match="no GNU build-id"):
+        target.built_build_id(str(tmp_path))
 
 
 def test_the_job_boots_each_kernel_and_writes_the_report(job, tmp_path, capsys):

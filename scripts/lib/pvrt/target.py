@@ -28,6 +28,7 @@ import re
 import secrets
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -299,6 +300,67 @@ def built_identity(out):
     return release, m.group(1) if m else None
 
 
+NT_GNU_BUILD_ID = 3
+SHT_NOTE = 7
+
+
+def gnu_build_id(notes, endian="<"):
+    """The hex GNU build-id in NOTES, the bytes of ELF notes (a .notes
+    section, or the board's /sys/kernel/notes, which is the running kernel's
+    .notes), or None.  Each note: namesz, descsz, type, then the name and the
+    descriptor, each padded to 4 bytes."""
+    off = 0
+    while off + 12 <= len(notes):
+        namesz, descsz, ntype = struct.unpack_from(endian + "3I", notes, off)
+        name_at = off + 12
+        desc_at = name_at + (namesz + 3) // 4 * 4
+        end = desc_at + (descsz + 3) // 4 * 4
+        if end > len(notes) + 3:
+            break
+        if ntype == NT_GNU_BUILD_ID and notes[name_at:name_at + namesz] == b"GNU\0":
+            return notes[desc_at:desc_at + descsz].hex()
+        off = end
+    return None
+
+
+def elf_build_id(path):
+    """(GNU build-id, byte order) of the ELF file PATH (the built vmlinux),
+    from its SHT_NOTE sections; the build-id None when it has none."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
+        raise TargetError(f"{path}: not an ELF file")
+    wide, endian = data[4] == 2, "<" if data[5] == 1 else ">"
+    if wide:
+        shoff, = struct.unpack_from(endian + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(endian + "HH", data, 0x3a)
+        sh = endian + "IIQQQQ"
+    else:
+        shoff, = struct.unpack_from(endian + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(endian + "HH", data, 0x2e)
+        sh = endian + "IIIIII"
+    for i in range(shnum):
+        _name, stype, _flags, _addr, offset, size = struct.unpack_from(
+            sh, data, shoff + i * shentsize)
+        if stype == SHT_NOTE:
+            bid = gnu_build_id(data[offset:offset + size], endian)
+            if bid:
+                return bid, endian
+    return None, endian
+
+
+def built_build_id(out):
+    """(build-id, byte order) of the kernel built in OUT: its vmlinux's
+    GNU build-id, which the bzImage made from it carries too."""
+    vmlinux = os.path.join(out, "vmlinux")
+    bid, endian = elf_build_id(vmlinux)
+    if not bid:
+        raise TargetError(f"{vmlinux} has no GNU build-id note: the job cannot tell it from"
+                          " another kernel of the same release on the board (link it with"
+                          " ld --build-id)")
+    return bid, endian
+
+
 def modules_tar(out, dest):
     """DEST: a tar.gz of OUT/modroot/lib/modules (lib/modules/<release>/...)."""
     modroot = os.path.join(out, "modroot")
@@ -325,7 +387,17 @@ def board_cmdline(board, variant_cmdline, nonce):
 
 
 STATE = ("echo boot_id=$(cat /proc/sys/kernel/random/boot_id); echo release=$(uname -r);"
-         " echo version=$(uname -v); echo cmdline=$(cat /proc/cmdline)")
+         " echo version=$(uname -v); echo cmdline=$(cat /proc/cmdline);"
+         " echo notes=$(od -An -v -tx1 /sys/kernel/notes 2>/dev/null | tr -d ' \\n')")
+
+
+def state_build_id(state, endian="<"):
+    """The GNU build-id of the kernel the board runs, from STATE's notes
+    (/sys/kernel/notes in hex), or None."""
+    try:
+        return gnu_build_id(bytes.fromhex(state.get("notes", "")), endian)
+    except ValueError:
+        return None
 
 
 def wait_back(remote, old_boot_id, timeout, poll=5):
@@ -350,6 +422,7 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
     url = remote.target.url
     q = shlex.quote
     rel, ver = built_identity(out)
+    bid, endian = built_build_id(out)
     before = facts(remote.run(STATE, timeout=60)[1])
     nonce = secrets.token_hex(4)
     cmdline = board_cmdline(before.get("cmdline", ""), var_cmdline, nonce)
@@ -373,12 +446,18 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
         remote.run("setsid sh -c 'sleep 1; sync; kexec -e' </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     after = wait_back(remote, before.get("boot_id"), boot_timeout, poll=poll)
+    # The nonce proves the command line, the build-id the image: every build
+    # of one tree and config has the same `uname -r` and `uname -v`.
+    running = state_build_id(after, endian)
+    after["build_id"] = running
     if f"pvrt.job={nonce}" not in after.get("cmdline", "").split() \
-            or after.get("release") != rel or (ver and after.get("version") != ver):
+            or after.get("release") != rel or (ver and after.get("version") != ver) \
+            or running != bid:
         raise TargetError(
             f"{url}: the board booted `{after.get('release')}` `{after.get('version')}`"
+            f" build-id {running or 'unknown (no /sys/kernel/notes)'}"
             f" (command line {after.get('cmdline')!r}), not the kernel just built"
-            f" (`{rel}` `{ver}`, pvrt.job={nonce})"
+            f" (`{rel}` `{ver}` build-id {bid}, pvrt.job={nonce})"
             + (": --target-reboot's command must make it the board's default" if reboot_cmd
                else ""))
     return after
@@ -544,6 +623,9 @@ def main(args, argv, run=subprocess.run):
             outs[name] = build.build_variant(top, tree, build.Variant(name, top,
                                                                        base_config=kc),
                                              log=log)
+    # Each kernel is told from the others by its build-id, checked on the board.
+    for name, out in outs.items():
+        log(f"{name}: build-id {built_build_id(out)[0]}")
     # The room the built kernels need, which the first check could only guess.
     need = max(kernel_bytes(out) for out in outs.values()) + (
         os.path.getsize(args.target_initrd) if args.target_initrd else 0)
@@ -570,12 +652,15 @@ def main(args, argv, run=subprocess.run):
             for v in args.variants:
                 out = outs[build.Variant(v, top).build_name]
                 log(f"{v}: booting it on the board")
-                boot_kernel(remote, tdir, out, build.Variant(v, top).cmdline,
-                            args.target_initrd, args.target_reboot, args.target_boot_timeout)
+                state = boot_kernel(remote, tdir, out, build.Variant(v, top).cmdline,
+                                    args.target_initrd, args.target_reboot,
+                                    args.target_boot_timeout)
+                log(f"{v}: the board runs it: {state['release']}, build-id {state['build_id']}")
                 install(remote, tdir, out, top)
                 log(f"{v}: cyclictest {secs} s under {args.load}, run {run_no}")
                 row = measure(remote, tree, v, secs, args.load, run_no, results_dir, hw, tdir)
                 row["key"] = f"latency/{v}/{args.load}/{run_no}"
+                row["build_id"] = state["build_id"]
                 rows.append(row)
                 save(rows, results)
                 for p in row["problems"]:

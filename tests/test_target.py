@@ -81,6 +81,7 @@ class Board:
         self.ssh_rc, self.ssh_err = 0, ""
         self.commands, self.files = [], {}
         self.on_run = None
+        self.no_modules = False     # a root in an initramfs: /lib/modules gone at each boot
 
     def __call__(self, argv, stdin=None, capture_output=True, timeout=None):
         assert argv[0] == "ssh" and "BatchMode=yes" in argv
@@ -95,11 +96,14 @@ class Board:
             for p in ("cyclictest", "chrt", "hackbench", "stress-ng"):
                 out += f"prog:{p}={self.facts.get('prog:' + p, '/usr/bin/' + p)}\n"
         elif cmd == target.IDENTITY:
-            out = ("machine=x86_64\nhostname=bench1\nkernel=6.1.0-board\n"
+            out = (f"machine=x86_64\nhostname=bench1\nkernel={self.state['release']}\n"
+                   f"notes={self.state['notes']}\n"
                    "cpu_model=Intel(R) Core(TM) i5-8365U\ncpus=4\ndmi_product=Latitude 7400\n"
                    "dmi_vendor=Dell Inc.\nrt_tests=2.5\n")
         elif cmd == target.STATE:
             out = "".join(f"{k}={v}\n" for k, v in self.state.items())
+        elif cmd.startswith("test -d /lib/modules/") and self.no_modules:
+            return subprocess.CompletedProcess(argv, 1, b"", b"")
         elif cmd.startswith("cat > "):
             self.files[cmd[6:]] = stdin.read()
         elif cmd.startswith("kexec -l"):
@@ -324,6 +328,47 @@ def test_an_interrupted_job_keeps_what_it_measured(job, tmp_path):
     assert [(r["kind"], r.get("variant")) for r in rows] == [("hwlat", None),
                                                              ("latency", "stock")]
     assert (rdir / "report.md").exists()
+
+
+def test_modules_are_installed_before_the_kernel_boots(job):
+    board, _built, run = job
+    assert run("--variants", "project") == 0
+    cmds = board.commands
+    rm = next(i for i, c in enumerate(cmds) if c.startswith(f"rm -rf /lib/modules/{RELEASE} "))
+    assert "tar xzf /var/tmp/pvrt/modules.tar.gz -C /" in cmds[rm]
+    assert rm < next(i for i, c in enumerate(cmds) if c.startswith("kexec -l"))
+    # Still there after the boot (the fake board keeps its root): not installed twice.
+    assert sum(c.startswith("rm -rf /lib/modules/") for c in cmds) == 1
+    assert any(c == f"test -d /lib/modules/{RELEASE}" for c in cmds[rm:])
+
+
+def test_modules_are_installed_again_on_a_root_that_came_back_without_them(job):
+    board, _built, run = job
+    board.no_modules = True
+    assert run("--variants", "project") == 0
+    kexec = next(i for i, c in enumerate(board.commands) if c.startswith("kexec -l"))
+    assert [i < kexec for i, c in enumerate(board.commands)
+            if c.startswith(f"rm -rf /lib/modules/{RELEASE} ")] == [True, False]
+
+
+def test_a_kernel_of_the_boards_own_release_is_refused_before_touching_it(job, tmp_path):
+    board, built, run = job
+    board.state["release"] = RELEASE
+    with pytest.raises(target.TargetError, match=f"release {RELEASE}, the release of the"
+                       " board's own kernel.*CONFIG_LOCALVERSION"):
+        run("--variants", "project")
+    assert built == ["project"]
+    assert not any(c.startswith(("kexec", "cat >", "rm -rf", "tar")) or "hwlat" in c
+                   for c in board.commands)
+    assert not (tmp_path / "report").exists()
+
+
+def test_the_boards_own_kernel_may_be_under_test(job):
+    """The same release and the same build-id: the board's own kernel, whose
+    modules are its own."""
+    board, _built, run = job
+    board.state.update(release=RELEASE, notes=notes(BUILD_ID).hex())
+    assert run("--variants", "project") == 0
 
 
 def test_hwlatdetect_output_is_read():

@@ -7,15 +7,22 @@ accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present (or
 chrt and the load's), and room for a kernel and its modules in --target-dir.
 Each failure is one clear error and nothing is built.
 
-Then hwlatdetect runs on the board as it is (rt-tests' hwlatdetect if the
-board has it, else the kernel's hwlat tracer through tracefs), and for each
-kernel the job built: the bzImage (and --target-initrd) is copied over,
+Once built, a kernel whose release (`uname -r`) is the board's own kernel's
+is refused before the board is touched: its modules would replace the board's
+/lib/modules/<release> (unless it is the board's own kernel: the same GNU
+build-id).  Then hwlatdetect runs on the board as it is (rt-tests'
+hwlatdetect if the board has it, else the kernel's hwlat tracer through
+tracefs), and for each kernel the job built: its modules replace
+/lib/modules/<release>, the bzImage (and --target-initrd) is copied over,
 `kexec -l` loads it with the variant's command line, the board's own root=,
 console= (from its /proc/cmdline) and a nonce pvrt.job=..., `kexec -e` (or
 --target-reboot CMD) boots it, the job waits for SSH to come back and checks
 that the board booted this kernel (a new boot_id, the nonce in /proc/cmdline,
-`uname -r` and `uname -v` of the build), installs the modules under
-/lib/modules, copies guest/ and runs the same guest/cyclictest-load over SSH.
+`uname -r` and `uname -v` of the build, and the build's GNU build-id in the
+board's /sys/kernel/notes: every build of one tree and config has the same
+release and version), installs the modules again if the board's root came
+back without them (an initramfs), copies guest/ and runs the same
+guest/cyclictest-load over SSH.
 Its output holds the sections the console parser reads (PVRT-BEGIN/END),
 followed by the kernel log (dmesg) for the splat and KUnit checks.  Rows carry
 the board's identity (CPU model name, DMI product name, uname -m) in their
@@ -198,7 +205,8 @@ IDENTITY = ("echo machine=$(uname -m); echo hostname=$(uname -n);"
             " echo dmi_vendor=$(cat /sys/class/dmi/id/sys_vendor 2>/dev/null);"
             " echo rt_tests=$(cyclictest --help 2>&1 | sed -n 's/^cyclictest V *//p' | head -1);"
             " echo stress_ng=$(stress-ng --version 2>/dev/null | head -1);"
-            " echo busybox=$(busybox 2>&1 | head -1)")
+            " echo busybox=$(busybox 2>&1 | head -1);"
+            " echo notes=$(od -An -v -tx1 /sys/kernel/notes 2>/dev/null | tr -d ' \\n')")
 
 
 def identity(remote):
@@ -212,8 +220,23 @@ def identity(remote):
            "rt-tests": f.get("rt_tests") or "unknown",
            "stress-ng": f.get("stress_ng") or "none", "busybox-static": f.get("busybox") or "none",
            "host": f.get("hostname", "?"),
-           "host_kernel": f.get("kernel", "?"), "host_cpu": cpu, "host_cpus": f.get("cpus")}
+           "host_kernel": f.get("kernel", "?"), "host_cpu": cpu, "host_cpus": f.get("cpus"),
+           "host_build_id": state_build_id(f)}
     return out
+
+
+def refuse_own_release(url, outs, hw):
+    """Refuse a kernel under test whose release is the board's own kernel's:
+    its modules would replace the board's /lib/modules/<release>.  The board's
+    own kernel itself (the same build-id) may be under test."""
+    for name, out in outs.items():
+        rel = built_identity(out)[0]
+        if rel == hw.get("host_kernel") and built_build_id(out)[0] != hw.get("host_build_id"):
+            raise TargetError(
+                f"{url}: {name} is built as release {rel}, the release of the board's own"
+                f" kernel: installing its modules would replace the board's /lib/modules/{rel}."
+                " Give the kernels under test a release of their own: CONFIG_LOCALVERSION"
+                ' (e.g. "-test") in a --kernel-config file or the variant\'s fragments')
 
 
 # --- hwlatdetect -----------------------------------------------------------------------
@@ -427,6 +450,8 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
     nonce = secrets.token_hex(4)
     cmdline = board_cmdline(before.get("cmdline", ""), var_cmdline, nonce)
     remote.run(f"rm -rf {q(tdir)}/k && mkdir -p {q(tdir)}/k", timeout=60)
+    # Its modules first: the kernel finds them when it boots.
+    install_modules(remote, tdir, out, rel)
     remote.put(build.kernel_image(out), f"{tdir}/k/bzImage")
     if initrd:
         remote.put(initrd, f"{tdir}/k/initrd")
@@ -472,19 +497,34 @@ def run_script(tdir, cmd):
             f" {cmd}; echo \"PVRT-EXIT rc=$?\"; echo '# dmesg'; dmesg")
 
 
-def install(remote, tdir, out, top):
-    """The modules under /lib/modules and guest/ in TDIR/guest."""
+def install_modules(remote, tdir, out, rel):
+    """The modules of the kernel built in OUT (release REL) as the board's
+    /lib/modules/REL, whatever was there before removed."""
     q = shlex.quote
     with tempfile.TemporaryDirectory(prefix="pvrt-target-") as tmp:
         mods = modules_tar(out, os.path.join(tmp, "modules.tar.gz"))
+        remote.run(f"mkdir -p {q(tdir)}", timeout=60)
+        remote.put(mods, f"{tdir}/modules.tar.gz")
+    remote.run(f"rm -rf {q('/lib/modules/' + rel)} && tar xzf {q(tdir)}/modules.tar.gz -C /"
+               f" && rm -f {q(tdir)}/modules.tar.gz", timeout=300)
+
+
+def install(remote, tdir, out, top):
+    """guest/ in TDIR/guest on the booted board, and the modules again if
+    its root came back without them (a root in an initramfs, --target-initrd)."""
+    q = shlex.quote
+    rel = built_identity(out)[0]
+    if os.path.isdir(os.path.join(out, "modroot", "lib", "modules", rel)) \
+            and remote.run(f"test -d {q('/lib/modules/' + rel)}", timeout=60, check=False)[0]:
+        install_modules(remote, tdir, out, rel)
+    with tempfile.TemporaryDirectory(prefix="pvrt-target-") as tmp:
         guest = os.path.join(tmp, "guest.tar.gz")
         with tarfile.open(guest, "w:gz") as tar:
             tar.add(os.path.join(top, "guest"), arcname="guest")
         remote.run(f"mkdir -p {q(tdir)}", timeout=60)
-        remote.put(mods, f"{tdir}/modules.tar.gz")
         remote.put(guest, f"{tdir}/guest.tar.gz")
-    remote.run(f"cd {q(tdir)} && tar xzf modules.tar.gz -C / && rm -rf guest"
-               " && tar xzf guest.tar.gz && rm -f modules.tar.gz guest.tar.gz", timeout=300)
+    remote.run(f"cd {q(tdir)} && rm -rf guest && tar xzf guest.tar.gz && rm -f guest.tar.gz",
+               timeout=300)
 
 
 def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
@@ -626,6 +666,7 @@ def main(args, argv, run=subprocess.run):
     # Each kernel is told from the others by its build-id, checked on the board.
     for name, out in outs.items():
         log(f"{name}: build-id {built_build_id(out)[0]}")
+    refuse_own_release(tgt.url, outs, hw)
     # The room the built kernels need, which the first check could only guess.
     need = max(kernel_bytes(out) for out in outs.values()) + (
         os.path.getsize(args.target_initrd) if args.target_initrd else 0)

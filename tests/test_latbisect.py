@@ -103,11 +103,11 @@ def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys
 
 
 def test_latency_bisect_finds_an_improvement(tree, tmp_path, monkeypatch, capsys):
-    logged = []
-    monkeypatch.setattr(latbisect.logs, "logger", lambda name: logged.append)
     """A tree whose patch 5 makes the kernel fast: --improvement names it,
     both with the statistical test and with a threshold; without
     --improvement the same range is refused (BAD is not worse)."""
+    logged = []
+    monkeypatch.setattr(latbisect.logs, "logger", lambda name: logged.append)
     monkeypatch.setenv("PVRT_TOP", TOP)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     monkeypatch.setattr(latbisect.build, "build_variant", lambda *a, **k: None)
@@ -235,3 +235,49 @@ def test_a_threshold_good_does_not_meet_is_refused(tree, tmp_path, monkeypatch, 
     good, bad = (rev[0], rev[7]) if not extra else (rev[0], rev[4])
     with pytest.raises(latbisect.BisectError, match=says):
         latbisect.main([good, bad, "--tree", str(tree), "--threshold", thr, *extra])
+
+
+def test_a_variant_typo_is_refused_before_the_workspace_is_applied(tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", TOP)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(latbisect.experiment, "apply_tree",
+                        lambda *a, **k: pytest.fail("applied"))
+    with pytest.raises(Exception, match="no variant"):
+        latbisect.main(["HEAD~1", "HEAD", "--variant", "nosuch"])
+
+
+def _json(tmp_path):
+    (rdir,) = (tmp_path / "build" / "results").iterdir()
+    return json.loads((rdir / "bisect.json").read_text())
+
+
+def test_a_bad_that_does_not_build_is_its_own_error(tree, tmp_path, monkeypatch):
+    _stub(monkeypatch, tmp_path, broken={"7"})
+    rev = _revs(tree)
+    with pytest.raises(latbisect.BisectError, match="BAD .* cannot be tested: does not build"):
+        latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"])
+    # bisect.json has its one schema whatever happened, with the steps so far.
+    data = _json(tmp_path)
+    assert (data["first_bad"], data["good"], data["bad"]) == (None, rev[0], rev[7])
+    assert [(s["commit"], s["verdict"]) for s in data["steps"]] == [(rev[0], "good"),
+                                                                    (rev[7], "skip")]
+
+
+def test_a_step_skipped_for_invalid_runs_says_why(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    measure = latbisect.validate.measure
+
+    def splat(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        if open(os.path.join(work, "n")).read() == "4":
+            row["problems"] = ["BUG: sleeping function called from invalid context"]
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", splat)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    capsys.readouterr()
+    data = _json(tmp_path)
+    (step,) = [s for s in data["steps"] if s["commit"] == rev[4]]
+    assert step["verdict"] == "skip"
+    assert "run 1: BUG: sleeping function" in step["problem"]
+    assert data["first_bad"] == rev[5] and data["skipped"] == [rev[4]]

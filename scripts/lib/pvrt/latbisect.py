@@ -174,8 +174,8 @@ def main(argv=None):
                  " (or give --threshold)")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     log = logs.logger("latency-bisect")
+    build.Variant(args.variant, top)            # fail early on a typo, before applying
     tree = os.path.abspath(args.tree) if args.tree else experiment.apply_tree(top, bdir, log)
-    build.Variant(args.variant, top)            # fail early on a typo
     try:
         # ^{commit}: an annotated tag names its commit, not the tag object.
         good, bad = (git(tree, "rev-parse", "--verify", "--end-of-options", f"{r}^{{commit}}")
@@ -190,6 +190,13 @@ def main(argv=None):
     out = os.path.join(bdir, "bisect", "out")
     key = FIGURES[args.figure]
     steps = []
+    # bisect.json: one schema from the first step on, rewritten after each.
+    summary = {"good": good, "bad": bad, "first_bad": None, "before": None, "skipped": [],
+               "steps": steps}
+
+    def save():
+        with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=1)
 
     def measure(commit):
         try:
@@ -204,6 +211,7 @@ def main(argv=None):
             build.build_variant(top, work, build.Variant(args.variant, top), out, log=log)
         except (subprocess.CalledProcessError, PvrtError) as e:
             step["problem"] = f"does not build: {e}"
+            save()
             return step
         sdir = os.path.join(outdir, commit[:12])     # each step's consoles kept
         os.makedirs(sdir, exist_ok=True)
@@ -211,8 +219,12 @@ def main(argv=None):
             step["runs"].append(validate.measure(top, bdir, work, args.variant, args.seconds,
                                                  args.load, n, sdir, out, cpus=args.cpus))
         step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
-        with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
-            json.dump(steps, f, indent=1)
+        bad_runs = report.invalid_runs(report.judge_load(list(step["runs"])))
+        if bad_runs:
+            # The reasons a step is skipped, in the log and bisect.json.
+            step["problem"] = "invalid runs: " + "; ".join(
+                f"run {r.get('run')}: {', '.join(why)}" for r, why in bad_runs)
+        save()
         return step
 
     good_step = measure(good)
@@ -233,6 +245,7 @@ def main(argv=None):
                           f" {'already below' if args.improvement else 'over'}"
                           f" --threshold {args.threshold:g}: nothing to bisect")
     good_step["verdict"] = "good"
+    save()
 
     def test(commit):
         step = measure(commit)
@@ -240,9 +253,13 @@ def main(argv=None):
             step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
             f" {term(step['verdict'])}" + (f" ({step['problem']})" if step.get("problem") else ""))
+        save()
         return step["verdict"]
 
-    if test(bad) != "bad":
+    if test(bad) == SKIP:
+        raise BisectError(f"BAD {args.bad} cannot be tested: {steps[-1]['problem']}"
+                          f" (see {outdir}): nothing to bisect")
+    if steps[-1]["verdict"] != "bad":
         raise BisectError(f"BAD {args.bad} is not {'better' if args.improvement else 'worse'}"
                           f" than GOOD by the test"
                           f" ({args.figure}: {figure_of(good_runs, key)} us at GOOD,"
@@ -268,9 +285,8 @@ def main(argv=None):
     print(text)
     with open(os.path.join(outdir, "bisect.log"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
-    with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
-        json.dump({"first_bad": first, "before": before, "skipped": skipped,
-                   "steps": steps}, f, indent=1)
+    summary.update(first_bad=first, before=before, skipped=skipped)
+    save()
     print(f"results: {outdir}")
     return 0
 

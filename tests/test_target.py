@@ -380,3 +380,17 @@ def test_hwlatdetect_output_is_read():
     row = target.parse_hwlat((2, ["# tool hwlat-tracer", "# no hwlatdetect and no hwlat tracer"
                                   " (CONFIG_HWLAT_TRACER) on the board"]), 10)
     assert "max_us" not in row and "CONFIG_HWLAT_TRACER" in row["problems"][0]
+
+
+def test_a_run_that_does_not_finish_keeps_its_output_in_the_log(job, tmp_path):
+    board, _built, run = job
+
+    def hang():
+        raise subprocess.TimeoutExpired("ssh", 320, output=b"PVRT-BOOTED x\nhalfway",
+                                        stderr=b"stuck")
+    board.on_run = hang
+    with pytest.raises(target.TargetError, match="did not finish.*what it printed: .*log"):
+        run("--variants", "project")
+    rdir, _rows = _results(tmp_path)
+    (logf,) = rdir.glob("project-*-board.log")
+    assert "halfway" in logf.read_text() and "stuck" in logf.read_text()

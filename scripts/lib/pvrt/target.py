@@ -67,6 +67,19 @@ class TargetError(PvrtError):
     pass
 
 
+class RemoteTimeout(TargetError):
+    """A command on the board that did not finish: OUT and ERR, what it
+    printed until then, go to the run's log."""
+
+    def __init__(self, msg, out="", err=""):
+        super().__init__(msg)
+        self.out, self.err = out, err
+
+
+def _text(b):
+    return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+
+
 class Target:
     """ssh://[USER@]HOST[:PORT]."""
 
@@ -108,13 +121,10 @@ class Remote:
         try:
             res = self._run(self.argv(command), stdin=stdin if stdin is not None
                             else subprocess.DEVNULL, capture_output=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise TargetError(f"{self.target.url}: `{command[:60]}` did not finish in"
-                              f" {timeout}s") from None
-        out = res.stdout.decode(errors="replace") if isinstance(res.stdout, bytes) \
-            else (res.stdout or "")
-        err = res.stderr.decode(errors="replace") if isinstance(res.stderr, bytes) \
-            else (res.stderr or "")
+        except subprocess.TimeoutExpired as e:
+            raise RemoteTimeout(f"{self.target.url}: `{command[:60]}` did not finish in"
+                                f" {timeout}s", _text(e.stdout), _text(e.stderr)) from None
+        out, err = _text(res.stdout), _text(res.stderr)
         if check and res.returncode == 255:
             raise TargetError(ssh_failure(self.target, err))
         if check and res.returncode:
@@ -532,10 +542,16 @@ def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
     from pvrt import validate
     log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}-board.log")
     t0 = time.time()
-    rc, out, err = remote.run(run_script(tdir, f"cyclictest-load {secs} {load}"),
-                              timeout=secs * 4 + 300, check=False)
+    head = f"# {remote.target.url}: cyclictest-load {secs} {load}\n"
+    try:
+        rc, out, err = remote.run(run_script(tdir, f"cyclictest-load {secs} {load}"),
+                                  timeout=secs * 4 + 300, check=False)
+    except RemoteTimeout as e:
+        with open(log_path, "w", encoding="utf-8") as f:
+            f.write(head + e.out + e.err + f"\n# {e}\n")
+        raise TargetError(f"{e} (what it printed: {log_path})") from None
     with open(log_path, "w", encoding="utf-8") as f:
-        f.write(f"# {remote.target.url}: cyclictest-load {secs} {load}\n" + out + err)
+        f.write(head + out + err)
     res = boot.BootResult(log_path, out, False, time.time() - t0)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems(),
@@ -550,7 +566,12 @@ def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
 
 def run_hwlat(remote, secs, results_dir, hw):
     log_path = os.path.join(results_dir, "hwlat-board.log")
-    rc, out, err = remote.run(hwlat_script(secs), timeout=secs * 3 + 120, check=False)
+    try:
+        rc, out, err = remote.run(hwlat_script(secs), timeout=secs * 3 + 120, check=False)
+    except RemoteTimeout as e:
+        with open(log_path, "w", encoding="utf-8") as f:
+            f.write(e.out + e.err + f"\n# {e}\n")
+        raise TargetError(f"{e} (what it printed: {log_path})") from None
     with open(log_path, "w", encoding="utf-8") as f:
         f.write(out + err)
     sec = console.sections(out).get("hwlat", (None, []))

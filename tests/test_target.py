@@ -309,6 +309,8 @@ def test_the_job_boots_each_kernel_and_writes_the_report(job, tmp_path, capsys):
     md = (rdir / "report.md").read_text()
     assert "## The board" in md and "Latitude 7400" in md
     assert "hwlat-tracer, 5 s" in md and "max 14 us" in md
+    assert f"/sys/kernel/notes: stock {BUILD_ID}, project {BUILD_ID}" in md
+    assert lat["build_id"] == BUILD_ID
     assert "- clock: QEMU TCG" not in md
     assert "on ssh://root@board.example:2222" in capsys.readouterr().out
 

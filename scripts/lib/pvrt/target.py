@@ -595,6 +595,11 @@ def board_lines(rows, meta):
           f"- hardware: {hw.get('cpu_model', '?')}; DMI product {hw.get('dmi_product', '?')}"
           f" ({hw.get('dmi_vendor', '?')}); `uname -m` {hw.get('machine', '?')};"
           f" {hw.get('host_cpus', '?')} CPUs; the board's own kernel {hw.get('host_kernel')}"]
+    booted = [f"{r['variant']} {r['build_id']}" for r in rows
+              if r.get("kind") == "latency" and r.get("build_id")]
+    if booted:
+        md.append("- kernels the board ran, by the GNU build-id in its /sys/kernel/notes: "
+                  + ", ".join(dict.fromkeys(booted)))
     for r in rows:
         if r.get("kind") == "hwlat":
             fig = (f"max {r['max_us']} us, {r.get('over_threshold', '?')} samples over"

@@ -71,7 +71,7 @@ class Board:
     """A board over ssh: each call of run() is one ssh command."""
 
     def __init__(self, **facts):
-        self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar",
+        self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar", "od": "/bin/od",
                       "dir": "ok", "free_kb": str(4 << 20), **facts}
         self.state = {"boot_id": str(uuid.uuid4()), "release": "6.1.0-board",
                       "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet",
@@ -220,6 +220,7 @@ def test_an_unusable_connection_is_one_error_before_building(job, err, says):
 @pytest.mark.parametrize("facts, says", [
     ({"kexec": ""}, "no kexec"),
     ({"uid": "1000"}, "needs root"),
+    ({"od": ""}, "no od"),
     ({"free_kb": "10240"}, "has 10 MiB free"),
     ({"dir": "fail"}, "cannot create"),
     ({"prog:cyclictest": ""}, "lacks cyclictest"),

@@ -159,7 +159,8 @@ def probe_script(tdir, progs):
     q = shlex.quote(tdir)
     lines = ["echo uid=$(id -u)",
              "echo kexec=$(command -v kexec || true)",
-             "echo tar=$(command -v tar || true)"]
+             "echo tar=$(command -v tar || true)",
+             "echo od=$(command -v od || true)"]
     lines += [f"echo prog:{p}=$(command -v {p} || true)" for p in progs]
     lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
               # busybox df finds no mount point for an initramfs's rootfs.
@@ -187,6 +188,9 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
                           " --target-reboot CMD for a board that boots its default kernel")
     if not f.get("tar"):
         raise TargetError(f"{url}: the board has no tar (needed to install the modules)")
+    if not f.get("od"):
+        raise TargetError(f"{url}: the board has no od (coreutils or busybox): the job reads"
+                          " the booted kernel's build-id from /sys/kernel/notes with it")
     missing = [p for p in progs if not f.get(f"prog:{p}")]
     if missing:
         raise TargetError(f"{url}: the board lacks {', '.join(missing)} (guest/cyclictest-load"

@@ -269,7 +269,8 @@ def test_another_build_of_the_same_release_and_version_is_caught(job, tmp_path, 
     from a board that shows no /sys/kernel/notes)."""
     board, _built, run = job
     board.boots_into = (RELEASE, VERSION, notes_hex)
-    with pytest.raises(target.TargetError, match="not the kernel just built.* build-id " + BUILD_ID):
+    with pytest.raises(target.TargetError,
+                       match="not the kernel just built.* build-id " + BUILD_ID):
         run("--variants", "project")
     _rdir, rows = _results(tmp_path)
     assert [r["kind"] for r in rows] == ["hwlat"]

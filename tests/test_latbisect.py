@@ -2,6 +2,7 @@
 """scripts/latency-bisect on a stub: a git tree whose commits a fake build
 and a fake cyclictest judge."""
 
+import json
 import os
 import subprocess
 
@@ -102,11 +103,11 @@ def test_latency_bisect_end_to_end_on_a_stub(tree, tmp_path, monkeypatch, capsys
 
 
 def test_latency_bisect_finds_an_improvement(tree, tmp_path, monkeypatch, capsys):
-    logged = []
-    monkeypatch.setattr(latbisect.logs, "logger", lambda name: logged.append)
     """A tree whose patch 5 makes the kernel fast: --improvement names it,
     both with the statistical test and with a threshold; without
     --improvement the same range is refused (BAD is not worse)."""
+    logged = []
+    monkeypatch.setattr(latbisect.logs, "logger", lambda name: logged.append)
     monkeypatch.setenv("PVRT_TOP", TOP)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     monkeypatch.setattr(latbisect.build, "build_variant", lambda *a, **k: None)
@@ -148,3 +149,135 @@ def test_bad_input_is_refused_before_anything_is_built(tree, tmp_path, monkeypat
         latbisect.main([rev[0], rev[2], "--tree", str(tree), "--runs", "3"])
     with pytest.raises(Exception, match="no variant"):
         latbisect.main([rev[0], rev[2], "--tree", str(tree), "--variant", "nosuch"])
+
+
+def _stub(monkeypatch, tmp_path, broken=()):
+    """Builds and runs stubbed: commits whose "n" is in BROKEN do not build;
+    the fixture's patch 5 makes the kernel slow."""
+    monkeypatch.setenv("PVRT_TOP", TOP)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+
+    def build_variant(top, work, variant, out, log=print):
+        if open(os.path.join(work, "n")).read() in broken:
+            raise subprocess.CalledProcessError(2, "make")
+        return out
+
+    def measure(top, bdir, work, variant, secs, load, n, outdir, out, cpus=1, isolated=False):
+        mx = (900 if os.path.exists(os.path.join(work, "slow")) else 300) + 7 * n
+        return {"kind": "latency", "variant": variant, "load": load, "run": n, "samples": 1000,
+                "min": 5, "avg": 9.0, "max": mx, "p99": 20, "p999": 40, "p9999": mx,
+                "hist": {10: 999, mx: 1}, "problems": [], "load_work": {"hackbench": 9}}
+    monkeypatch.setattr(latbisect.build, "build_variant", build_variant)
+    monkeypatch.setattr(latbisect.validate, "measure", measure)
+
+
+def _revs(tree):
+    return subprocess.run(["git", "-C", str(tree), "rev-list", "--reverse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.split()
+
+
+def test_every_commit_before_the_answer_skipped_names_good_as_before(tree, tmp_path,
+                                                                       monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path, broken={"1", "2", "3", "4"})
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    out = capsys.readouterr().out
+    assert f"first bad commit: {rev[5][:12]} patch 5" in out
+    assert f"at {rev[0][:12]} -> 914 us" in out
+    assert "could not be tested (skipped): " + ", ".join(r[:12] for r in rev[1:5]) in out
+
+
+def test_annotated_tags_name_their_commits(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    rev = _revs(tree)
+    for name, r in (("v0", rev[4]), ("v1", rev[7])):
+        subprocess.run(["git", "-C", str(tree), "-c", "user.name=t", "-c", "user.email=t@t",
+                        "tag", "-a", "-m", name, name, r], check=True)
+    assert latbisect.main(["v0", "v1", "--tree", str(tree), "--threshold", "500"]) == 0
+    out = capsys.readouterr().out
+    assert f"first bad commit: {rev[5][:12]} patch 5" in out
+    assert f"at {rev[4][:12]} -> 914 us" in out
+    (rdir,) = (tmp_path / "build" / "results").iterdir()
+    data = json.loads((rdir / "bisect.json").read_text())
+    assert data["before"] == rev[4]
+    assert [s["commit"] for s in data["steps"]][:2] == [rev[4], rev[7]]
+
+
+def test_a_second_tree_gets_its_own_checkout(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(tree), str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "--allow-empty", "-m", "patch 8"], check=True)
+    head = _revs(other)[-1]
+    assert head not in rev
+    assert latbisect.main([rev[2], head, "--tree", str(other), "--threshold", "500"]) == 0
+    assert f"first bad commit: {rev[5][:12]}" in capsys.readouterr().out
+    work = tmp_path / "build" / "bisect" / "linux"
+    common = subprocess.run(["git", "-C", str(work), "rev-parse", "--path-format=absolute",
+                             "--git-common-dir"], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert common == str(other / ".git")
+    # A checkout that is no git tree at all is replaced too.
+    subprocess.run(["rm", "-rf", str(work / ".git")], check=True)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+
+
+@pytest.mark.parametrize("extra, says", [
+    ([], "GOOD .* is not good by the test: 314 us is over --threshold 200"),
+    (["--improvement"], "GOOD .* is not old by the test: 314 us is already below --threshold 400")])
+def test_a_threshold_good_does_not_meet_is_refused(tree, tmp_path, monkeypatch, extra, says):
+    _stub(monkeypatch, tmp_path)
+    rev = _revs(tree)
+    thr = "400" if extra else "200"
+    good, bad = (rev[0], rev[7]) if not extra else (rev[0], rev[4])
+    with pytest.raises(latbisect.BisectError, match=says):
+        latbisect.main([good, bad, "--tree", str(tree), "--threshold", thr, *extra])
+
+
+def test_a_variant_typo_is_refused_before_the_workspace_is_applied(tmp_path, monkeypatch):
+    monkeypatch.setenv("PVRT_TOP", TOP)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(latbisect.experiment, "apply_tree",
+                        lambda *a, **k: pytest.fail("applied"))
+    with pytest.raises(Exception, match="no variant"):
+        latbisect.main(["HEAD~1", "HEAD", "--variant", "nosuch"])
+
+
+def _json(tmp_path):
+    (rdir,) = (tmp_path / "build" / "results").iterdir()
+    return json.loads((rdir / "bisect.json").read_text())
+
+
+def test_a_bad_that_does_not_build_is_its_own_error(tree, tmp_path, monkeypatch):
+    _stub(monkeypatch, tmp_path, broken={"7"})
+    rev = _revs(tree)
+    with pytest.raises(latbisect.BisectError, match="BAD .* cannot be tested: does not build"):
+        latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"])
+    # bisect.json has its one schema whatever happened, with the steps so far.
+    data = _json(tmp_path)
+    assert (data["first_bad"], data["good"], data["bad"]) == (None, rev[0], rev[7])
+    assert [(s["commit"], s["verdict"]) for s in data["steps"]] == [(rev[0], "good"),
+                                                                    (rev[7], "skip")]
+
+
+def test_a_step_skipped_for_invalid_runs_says_why(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    measure = latbisect.validate.measure
+
+    def splat(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        if open(os.path.join(work, "n")).read() == "4":
+            row["problems"] = ["BUG: sleeping function called from invalid context"]
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", splat)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    capsys.readouterr()
+    data = _json(tmp_path)
+    (step,) = [s for s in data["steps"] if s["commit"] == rev[4]]
+    assert step["verdict"] == "skip"
+    assert "run 1: BUG: sleeping function" in step["problem"]
+    assert data["first_bad"] == rev[5] and data["skipped"] == [rev[4]]

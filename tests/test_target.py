@@ -9,6 +9,7 @@ a real SSH server is the loopback board's (scripts/board, README)."""
 import json
 import os
 import shlex
+import struct
 import subprocess
 import uuid
 
@@ -35,21 +36,52 @@ PVRT-END cyclictest rc=0
 """
 
 RELEASE, VERSION = "6.12.9-pvrt", "#1 SMP PREEMPT_DYNAMIC 2026-01-01"
+BUILD_ID = "a198d3d7f887f1b1374da9516353622bd2cf37f4"
+
+
+def notes(build_id, endian="<"):
+    """ELF notes as a kernel's .notes holds them: Xen's and Linux's around
+    the GNU build-id (/sys/kernel/notes is these bytes)."""
+    def note(name, ntype, desc):
+        name = name.encode() + b"\0"
+        return (struct.pack(endian + "3I", len(name), len(desc), ntype)
+                + name.ljust((len(name) + 3) // 4 * 4, b"\0")
+                + desc.ljust((len(desc) + 3) // 4 * 4, b"\0"))
+    return (note("Xen", 6, b"linux") + note("GNU", 3, bytes.fromhex(build_id))
+            + note("Linux", 0x100, b"\0"))
+
+
+def elf(build_id, wide=True, endian="<"):
+    """A minimal ELF file whose one SHT_NOTE (7) section holds BUILD_ID."""
+    data = notes(build_id, endian)
+    if wide:
+        hdr, shdr, ehsize, shentsize = "HHIQQQIHHHHHH", "IIQQQQIIQQ", 64, 64
+    else:
+        hdr, shdr, ehsize, shentsize = "HHIIIIIHHHHHH", "IIIIIIIIII", 52, 40
+    shoff = ehsize + len(data)
+    ident = b"\x7fELF" + bytes([2 if wide else 1, 1 if endian == "<" else 2, 1]) + bytes(9)
+    head = ident + struct.pack(endian + hdr, 2, 62, 1, 0, 0, shoff, 0, ehsize, 0, 0,
+                               shentsize, 2, 0)
+    return (head + data + struct.pack(endian + shdr, *[0] * 10)
+            + struct.pack(endian + shdr, 0, 7, 2, 0, ehsize, len(data),
+                          0, 0, 4, 0))
 
 
 class Board:
     """A board over ssh: each call of run() is one ssh command."""
 
     def __init__(self, **facts):
-        self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar",
+        self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar", "od": "/bin/od",
                       "dir": "ok", "free_kb": str(4 << 20), **facts}
         self.state = {"boot_id": str(uuid.uuid4()), "release": "6.1.0-board",
-                      "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet"}
-        self.boots_into = (RELEASE, VERSION)
+                      "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet",
+                      "notes": notes("0123" * 10).hex()}
+        self.boots_into = (RELEASE, VERSION, notes(BUILD_ID).hex())
         self.loaded = None
         self.ssh_rc, self.ssh_err = 0, ""
         self.commands, self.files = [], {}
         self.on_run = None
+        self.no_modules = False     # a root in an initramfs: /lib/modules gone at each boot
 
     def __call__(self, argv, stdin=None, capture_output=True, timeout=None):
         assert argv[0] == "ssh" and "BatchMode=yes" in argv
@@ -64,11 +96,14 @@ class Board:
             for p in ("cyclictest", "chrt", "hackbench", "stress-ng"):
                 out += f"prog:{p}={self.facts.get('prog:' + p, '/usr/bin/' + p)}\n"
         elif cmd == target.IDENTITY:
-            out = ("machine=x86_64\nhostname=bench1\nkernel=6.1.0-board\n"
+            out = (f"machine=x86_64\nhostname=bench1\nkernel={self.state['release']}\n"
+                   f"notes={self.state['notes']}\n"
                    "cpu_model=Intel(R) Core(TM) i5-8365U\ncpus=4\ndmi_product=Latitude 7400\n"
                    "dmi_vendor=Dell Inc.\nrt_tests=2.5\n")
         elif cmd == target.STATE:
             out = "".join(f"{k}={v}\n" for k, v in self.state.items())
+        elif cmd.startswith("test -d /lib/modules/") and self.no_modules:
+            return subprocess.CompletedProcess(argv, 1, b"", b"")
         elif cmd.startswith("cat > "):
             self.files[cmd[6:]] = stdin.read()
         elif cmd.startswith("kexec -l"):
@@ -80,7 +115,8 @@ class Board:
             cmd = "kexec -e"
         if "kexec -e" in cmd:
             self.state = {"boot_id": str(uuid.uuid4()), "release": self.boots_into[0],
-                          "version": self.boots_into[1], "cmdline": self.loaded}
+                          "version": self.boots_into[1], "cmdline": self.loaded,
+                          "notes": self.boots_into[2]}
         elif "PVRT-BEGIN hwlat" in cmd:
             out = ("PVRT-BEGIN hwlat\n# tool hwlat-tracer\n# max 14\n"
                    "<...>-12 [000] d... 10.1: #1 inner/outer(us): 14/12 ts:1.2 count:1\n"
@@ -102,6 +138,7 @@ def _kernel(tmp_path, name):
     (out / "include/config/kernel.release").write_text(RELEASE + "\n")
     (out / "include/generated/utsversion.h").write_text(f'#define UTS_VERSION "{VERSION}"\n')
     (out / "arch/x86/boot/bzImage").write_bytes(b"kernel")
+    (out / "vmlinux").write_bytes(elf(BUILD_ID))
     (out / f"modroot/lib/modules/{RELEASE}/modules.dep").write_text("")
     return str(out)
 
@@ -183,6 +220,7 @@ def test_an_unusable_connection_is_one_error_before_building(job, err, says):
 @pytest.mark.parametrize("facts, says", [
     ({"kexec": ""}, "no kexec"),
     ({"uid": "1000"}, "needs root"),
+    ({"od": ""}, "no od"),
     ({"free_kb": "10240"}, "has 10 MiB free"),
     ({"dir": "fail"}, "cannot create"),
     ({"prog:cyclictest": ""}, "lacks cyclictest"),
@@ -217,11 +255,38 @@ def test_no_kexec_is_fine_with_a_reboot_command(job):
 
 def test_a_board_that_boots_another_kernel_is_a_clear_error(job, tmp_path):
     board, _built, run = job
-    board.boots_into = ("6.1.0-board", "#1 SMP Debian")
+    board.boots_into = ("6.1.0-board", "#1 SMP Debian", board.state["notes"])
     with pytest.raises(target.TargetError, match="not the kernel just built"):
         run("--variants", "project")
     _rdir, rows = _results(tmp_path)
     assert [r["kind"] for r in rows] == ["hwlat"]
+
+
+@pytest.mark.parametrize("notes_hex", [notes("feed" * 10).hex(), ""])
+def test_another_build_of_the_same_release_and_version_is_caught(job, tmp_path, notes_hex):
+    """Every build of one tree and config says the same `uname -r` and
+    `uname -v`: the build-id tells the kernel just built from another (or
+    from a board that shows no /sys/kernel/notes)."""
+    board, _built, run = job
+    board.boots_into = (RELEASE, VERSION, notes_hex)
+    with pytest.raises(target.TargetError,
+                       match="not the kernel just built.* build-id " + BUILD_ID):
+        run("--variants", "project")
+    _rdir, rows = _results(tmp_path)
+    assert [r["kind"] for r in rows] == ["hwlat"]
+
+
+@pytest.mark.parametrize("wide, endian", [(True, "<"), (False, "<"), (True, ">"), (False, ">")])
+def test_the_build_id_is_read_from_vmlinux_and_from_the_notes(tmp_path, wide, endian):
+    path = tmp_path / "vmlinux"
+    path.write_bytes(elf(BUILD_ID, wide, endian))
+    assert target.elf_build_id(str(path)) == (BUILD_ID, endian)
+    assert target.gnu_build_id(notes(BUILD_ID, endian), endian) == BUILD_ID
+    assert target.state_build_id({"notes": notes(BUILD_ID).hex()}) == BUILD_ID
+    assert target.state_build_id({"notes": "zz"}) is None
+    path.write_bytes(elf(BUILD_ID, wide, endian).replace(b"GNU\0", b"GNX\0"))
+    with pytest.raises(target.TargetError, match="no GNU build-id"):
+        target.built_build_id(str(tmp_path))
 
 
 def test_the_job_boots_each_kernel_and_writes_the_report(job, tmp_path, capsys):
@@ -246,6 +311,8 @@ def test_the_job_boots_each_kernel_and_writes_the_report(job, tmp_path, capsys):
     md = (rdir / "report.md").read_text()
     assert "## The board" in md and "Latitude 7400" in md
     assert "hwlat-tracer, 5 s" in md and "max 14 us" in md
+    assert f"/sys/kernel/notes: stock {BUILD_ID}, project {BUILD_ID}" in md
+    assert lat["build_id"] == BUILD_ID
     assert "- clock: QEMU TCG" not in md
     assert "on ssh://root@board.example:2222" in capsys.readouterr().out
 
@@ -267,6 +334,47 @@ def test_an_interrupted_job_keeps_what_it_measured(job, tmp_path):
     assert (rdir / "report.md").exists()
 
 
+def test_modules_are_installed_before_the_kernel_boots(job):
+    board, _built, run = job
+    assert run("--variants", "project") == 0
+    cmds = board.commands
+    rm = next(i for i, c in enumerate(cmds) if c.startswith(f"rm -rf /lib/modules/{RELEASE} "))
+    assert "tar xzf /var/tmp/pvrt/modules.tar.gz -C /" in cmds[rm]
+    assert rm < next(i for i, c in enumerate(cmds) if c.startswith("kexec -l"))
+    # Still there after the boot (the fake board keeps its root): not installed twice.
+    assert sum(c.startswith("rm -rf /lib/modules/") for c in cmds) == 1
+    assert any(c == f"test -d /lib/modules/{RELEASE}" for c in cmds[rm:])
+
+
+def test_modules_are_installed_again_on_a_root_that_came_back_without_them(job):
+    board, _built, run = job
+    board.no_modules = True
+    assert run("--variants", "project") == 0
+    kexec = next(i for i, c in enumerate(board.commands) if c.startswith("kexec -l"))
+    assert [i < kexec for i, c in enumerate(board.commands)
+            if c.startswith(f"rm -rf /lib/modules/{RELEASE} ")] == [True, False]
+
+
+def test_a_kernel_of_the_boards_own_release_is_refused_before_touching_it(job, tmp_path):
+    board, built, run = job
+    board.state["release"] = RELEASE
+    with pytest.raises(target.TargetError, match=f"release {RELEASE}, the release of the"
+                       " board's own kernel.*CONFIG_LOCALVERSION"):
+        run("--variants", "project")
+    assert built == ["project"]
+    assert not any(c.startswith(("kexec", "cat >", "rm -rf", "tar")) or "hwlat" in c
+                   for c in board.commands)
+    assert not (tmp_path / "report").exists()
+
+
+def test_the_boards_own_kernel_may_be_under_test(job):
+    """The same release and the same build-id: the board's own kernel, whose
+    modules are its own."""
+    board, _built, run = job
+    board.state.update(release=RELEASE, notes=notes(BUILD_ID).hex())
+    assert run("--variants", "project") == 0
+
+
 def test_hwlatdetect_output_is_read():
     lines = ["# tool hwlatdetect", "hwlatdetect:  test duration 10 seconds",
              "   Max Latency: 23us", "   Samples recorded: 4",
@@ -276,3 +384,17 @@ def test_hwlatdetect_output_is_read():
     row = target.parse_hwlat((2, ["# tool hwlat-tracer", "# no hwlatdetect and no hwlat tracer"
                                   " (CONFIG_HWLAT_TRACER) on the board"]), 10)
     assert "max_us" not in row and "CONFIG_HWLAT_TRACER" in row["problems"][0]
+
+
+def test_a_run_that_does_not_finish_keeps_its_output_in_the_log(job, tmp_path):
+    board, _built, run = job
+
+    def hang():
+        raise subprocess.TimeoutExpired("ssh", 320, output=b"PVRT-BOOTED x\nhalfway",
+                                        stderr=b"stuck")
+    board.on_run = hang
+    with pytest.raises(target.TargetError, match="did not finish.*what it printed: .*log"):
+        run("--variants", "project")
+    rdir, _rows = _results(tmp_path)
+    (logf,) = rdir.glob("project-*-board.log")
+    assert "halfway" in logf.read_text() and "stuck" in logf.read_text()

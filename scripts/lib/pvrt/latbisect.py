@@ -38,6 +38,7 @@ named after its commit).
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -66,6 +67,38 @@ def commits(tree, good, bad):
         raise BisectError(f"{good} is not an ancestor of {bad} in {tree}") from e
     out = git(tree, "rev-list", "--first-parent", "--reverse", f"{good}..{bad}")
     return out.split() if out else []
+
+
+def checkout(tree, work, commit):
+    """WORK: a detached worktree of TREE at COMMIT, for the steps' builds.
+    One left by an earlier bisect of the same tree is reused (its build is
+    incremental); one of another tree, or broken, is removed and made anew."""
+    def common(d):
+        return os.path.realpath(git(d, "rev-parse", "--path-format=absolute",
+                                    "--git-common-dir"))
+    if os.path.lexists(work):
+        try:
+            if common(work) == common(tree) and \
+                    os.path.realpath(git(work, "rev-parse", "--show-toplevel")) \
+                    == os.path.realpath(work):
+                return work
+        except subprocess.CalledProcessError:
+            pass
+        try:        # its own tree's bookkeeping, if it has one
+            git(work, "worktree", "remove", "--force", work)
+        except subprocess.CalledProcessError:
+            pass
+        if os.path.lexists(work):
+            shutil.rmtree(work) if os.path.isdir(work) and not os.path.islink(work) \
+                else os.unlink(work)
+    os.makedirs(os.path.dirname(work), exist_ok=True)
+    try:
+        git(tree, "worktree", "prune")
+        git(tree, "worktree", "add", "--force", "--detach", work, commit)
+    except subprocess.CalledProcessError as e:
+        raise BisectError(f"{tree}: cannot make the bisect checkout {work}"
+                          f" ({e.stderr.strip()})") from e
+    return work
 
 
 def figure_of(runs, key):
@@ -141,27 +174,36 @@ def main(argv=None):
                  " (or give --threshold)")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     log = logs.logger("latency-bisect")
+    build.Variant(args.variant, top)            # fail early on a typo, before applying
     tree = os.path.abspath(args.tree) if args.tree else experiment.apply_tree(top, bdir, log)
-    build.Variant(args.variant, top)            # fail early on a typo
     try:
-        good, bad = git(tree, "rev-parse", args.good), git(tree, "rev-parse", args.bad)
+        # ^{commit}: an annotated tag names its commit, not the tag object.
+        good, bad = (git(tree, "rev-parse", "--verify", "--end-of-options", f"{r}^{{commit}}")
+                     for r in (args.good, args.bad))
     except subprocess.CalledProcessError as e:
         raise BisectError(f"{tree}: unknown commit ({e.stderr.strip()})") from e
     todo = commits(tree, good, bad)
     if not todo:
         raise BisectError(f"no commits between {args.good} and {args.bad}")
     outdir = experiment.new_results_dir(bdir, "bisect-")
-    work = os.path.join(bdir, "bisect", "linux")
-    if not os.path.isdir(work):
-        os.makedirs(os.path.dirname(work), exist_ok=True)
-        subprocess.run(["git", "-C", tree, "worktree", "add", "--detach", work, good],
-                       check=True, capture_output=True)
+    work = checkout(tree, os.path.join(bdir, "bisect", "linux"), good)
     out = os.path.join(bdir, "bisect", "out")
     key = FIGURES[args.figure]
     steps = []
+    # bisect.json: one schema from the first step on, rewritten after each.
+    summary = {"good": good, "bad": bad, "first_bad": None, "before": None, "skipped": [],
+               "steps": steps}
+
+    def save():
+        with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=1)
 
     def measure(commit):
-        subprocess.run(["git", "-C", work, "checkout", "-q", "--detach", commit], check=True)
+        try:
+            git(work, "checkout", "-q", "--detach", commit)
+        except subprocess.CalledProcessError as e:
+            raise BisectError(f"{work}: cannot check out {commit[:12]}"
+                              f" ({e.stderr.strip()})") from e
         subject = git(work, "log", "-1", "--format=%s")
         step = {"commit": commit, "subject": subject, "runs": []}
         steps.append(step)
@@ -169,6 +211,7 @@ def main(argv=None):
             build.build_variant(top, work, build.Variant(args.variant, top), out, log=log)
         except (subprocess.CalledProcessError, PvrtError) as e:
             step["problem"] = f"does not build: {e}"
+            save()
             return step
         sdir = os.path.join(outdir, commit[:12])     # each step's consoles kept
         os.makedirs(sdir, exist_ok=True)
@@ -176,8 +219,12 @@ def main(argv=None):
             step["runs"].append(validate.measure(top, bdir, work, args.variant, args.seconds,
                                                  args.load, n, sdir, out, cpus=args.cpus))
         step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
-        with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
-            json.dump(steps, f, indent=1)
+        bad_runs = report.invalid_runs(report.judge_load(list(step["runs"])))
+        if bad_runs:
+            # The reasons a step is skipped, in the log and bisect.json.
+            step["problem"] = "invalid runs: " + "; ".join(
+                f"run {r.get('run')}: {', '.join(why)}" for r, why in bad_runs)
+        save()
         return step
 
     good_step = measure(good)
@@ -185,11 +232,20 @@ def main(argv=None):
     if good_step.get("problem") or len(good_runs) < runs:
         raise BisectError(f"GOOD {args.good} does not give {runs} valid runs:"
                           f" {good_step.get('problem') or 'see ' + outdir}")
-    good_step["verdict"] = "good"
     names = {"good": "old", "bad": "new"} if args.improvement else {}
 
     def term(v):
         return names.get(v, v)
+
+    if args.threshold is not None and verdict(good_step["runs"], good_runs, key, args.threshold,
+                                              args.load, args.improvement) != "good":
+        # Else every step is "bad" and the answer is the first commit, whatever it does.
+        raise BisectError(f"GOOD {args.good} is not {term('good')} by the test:"
+                          f" {figure_of(good_runs, key)} us is"
+                          f" {'already below' if args.improvement else 'over'}"
+                          f" --threshold {args.threshold:g}: nothing to bisect")
+    good_step["verdict"] = "good"
+    save()
 
     def test(commit):
         step = measure(commit)
@@ -197,9 +253,13 @@ def main(argv=None):
             step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
             f" {term(step['verdict'])}" + (f" ({step['problem']})" if step.get("problem") else ""))
+        save()
         return step["verdict"]
 
-    if test(bad) != "bad":
+    if test(bad) == SKIP:
+        raise BisectError(f"BAD {args.bad} cannot be tested: {steps[-1]['problem']}"
+                          f" (see {outdir}): nothing to bisect")
+    if steps[-1]["verdict"] != "bad":
         raise BisectError(f"BAD {args.bad} is not {'better' if args.improvement else 'worse'}"
                           f" than GOOD by the test"
                           f" ({args.figure}: {figure_of(good_runs, key)} us at GOOD,"
@@ -207,8 +267,9 @@ def main(argv=None):
     first, skipped = bisect(todo, test, log, term)
     by_commit = {s["commit"]: s for s in steps}
     idx = todo.index(first)
-    before = good if idx == 0 else next(c for c in reversed(todo[:idx]) if c in by_commit
-                                        and by_commit[c].get("verdict") == "good")
+    # The last commit judged good before it: GOOD when all between were skipped.
+    before = next((c for c in reversed(todo[:idx]) if c in by_commit
+                   and by_commit[c].get("verdict") == "good"), good)
     what = "first improving commit" if args.improvement else "first bad commit"
     lines = [f"{what}: {first[:12]} {by_commit[first]['subject']}",
              f"  {args.figure} under {args.load}, -smp {args.cpus}, {runs} x {args.seconds} s"
@@ -224,9 +285,8 @@ def main(argv=None):
     print(text)
     with open(os.path.join(outdir, "bisect.log"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
-    with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
-        json.dump({"first_bad": first, "before": before, "skipped": skipped,
-                   "steps": steps}, f, indent=1)
+    summary.update(first_bad=first, before=before, skipped=skipped)
+    save()
     print(f"results: {outdir}")
     return 0
 

@@ -7,15 +7,22 @@ accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present (or
 chrt and the load's), and room for a kernel and its modules in --target-dir.
 Each failure is one clear error and nothing is built.
 
-Then hwlatdetect runs on the board as it is (rt-tests' hwlatdetect if the
-board has it, else the kernel's hwlat tracer through tracefs), and for each
-kernel the job built: the bzImage (and --target-initrd) is copied over,
+Once built, a kernel whose release (`uname -r`) is the board's own kernel's
+is refused before the board is touched: its modules would replace the board's
+/lib/modules/<release> (unless it is the board's own kernel: the same GNU
+build-id).  Then hwlatdetect runs on the board as it is (rt-tests'
+hwlatdetect if the board has it, else the kernel's hwlat tracer through
+tracefs), and for each kernel the job built: its modules replace
+/lib/modules/<release>, the bzImage (and --target-initrd) is copied over,
 `kexec -l` loads it with the variant's command line, the board's own root=,
 console= (from its /proc/cmdline) and a nonce pvrt.job=..., `kexec -e` (or
 --target-reboot CMD) boots it, the job waits for SSH to come back and checks
 that the board booted this kernel (a new boot_id, the nonce in /proc/cmdline,
-`uname -r` and `uname -v` of the build), installs the modules under
-/lib/modules, copies guest/ and runs the same guest/cyclictest-load over SSH.
+`uname -r` and `uname -v` of the build, and the build's GNU build-id in the
+board's /sys/kernel/notes: every build of one tree and config has the same
+release and version), installs the modules again if the board's root came
+back without them (an initramfs), copies guest/ and runs the same
+guest/cyclictest-load over SSH.
 Its output holds the sections the console parser reads (PVRT-BEGIN/END),
 followed by the kernel log (dmesg) for the splat and KUnit checks.  Rows carry
 the board's identity (CPU model name, DMI product name, uname -m) in their
@@ -28,6 +35,7 @@ import re
 import secrets
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -57,6 +65,19 @@ KEEP_PARAMS = ("root", "rootfstype", "rootflags", "rootwait", "ro", "rw", "conso
 
 class TargetError(PvrtError):
     pass
+
+
+class RemoteTimeout(TargetError):
+    """A command on the board that did not finish: OUT and ERR, what it
+    printed until then, go to the run's log."""
+
+    def __init__(self, msg, out="", err=""):
+        super().__init__(msg)
+        self.out, self.err = out, err
+
+
+def _text(b):
+    return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
 
 
 class Target:
@@ -100,13 +121,10 @@ class Remote:
         try:
             res = self._run(self.argv(command), stdin=stdin if stdin is not None
                             else subprocess.DEVNULL, capture_output=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise TargetError(f"{self.target.url}: `{command[:60]}` did not finish in"
-                              f" {timeout}s") from None
-        out = res.stdout.decode(errors="replace") if isinstance(res.stdout, bytes) \
-            else (res.stdout or "")
-        err = res.stderr.decode(errors="replace") if isinstance(res.stderr, bytes) \
-            else (res.stderr or "")
+        except subprocess.TimeoutExpired as e:
+            raise RemoteTimeout(f"{self.target.url}: `{command[:60]}` did not finish in"
+                                f" {timeout}s", _text(e.stdout), _text(e.stderr)) from None
+        out, err = _text(res.stdout), _text(res.stderr)
         if check and res.returncode == 255:
             raise TargetError(ssh_failure(self.target, err))
         if check and res.returncode:
@@ -141,7 +159,8 @@ def probe_script(tdir, progs):
     q = shlex.quote(tdir)
     lines = ["echo uid=$(id -u)",
              "echo kexec=$(command -v kexec || true)",
-             "echo tar=$(command -v tar || true)"]
+             "echo tar=$(command -v tar || true)",
+             "echo od=$(command -v od || true)"]
     lines += [f"echo prog:{p}=$(command -v {p} || true)" for p in progs]
     lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
               # busybox df finds no mount point for an initramfs's rootfs.
@@ -169,6 +188,9 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
                           " --target-reboot CMD for a board that boots its default kernel")
     if not f.get("tar"):
         raise TargetError(f"{url}: the board has no tar (needed to install the modules)")
+    if not f.get("od"):
+        raise TargetError(f"{url}: the board has no od (coreutils or busybox): the job reads"
+                          " the booted kernel's build-id from /sys/kernel/notes with it")
     missing = [p for p in progs if not f.get(f"prog:{p}")]
     if missing:
         raise TargetError(f"{url}: the board lacks {', '.join(missing)} (guest/cyclictest-load"
@@ -197,7 +219,8 @@ IDENTITY = ("echo machine=$(uname -m); echo hostname=$(uname -n);"
             " echo dmi_vendor=$(cat /sys/class/dmi/id/sys_vendor 2>/dev/null);"
             " echo rt_tests=$(cyclictest --help 2>&1 | sed -n 's/^cyclictest V *//p' | head -1);"
             " echo stress_ng=$(stress-ng --version 2>/dev/null | head -1);"
-            " echo busybox=$(busybox 2>&1 | head -1)")
+            " echo busybox=$(busybox 2>&1 | head -1);"
+            " echo notes=$(od -An -v -tx1 /sys/kernel/notes 2>/dev/null | tr -d ' \\n')")
 
 
 def identity(remote):
@@ -211,8 +234,23 @@ def identity(remote):
            "rt-tests": f.get("rt_tests") or "unknown",
            "stress-ng": f.get("stress_ng") or "none", "busybox-static": f.get("busybox") or "none",
            "host": f.get("hostname", "?"),
-           "host_kernel": f.get("kernel", "?"), "host_cpu": cpu, "host_cpus": f.get("cpus")}
+           "host_kernel": f.get("kernel", "?"), "host_cpu": cpu, "host_cpus": f.get("cpus"),
+           "host_build_id": state_build_id(f)}
     return out
+
+
+def refuse_own_release(url, outs, hw):
+    """Refuse a kernel under test whose release is the board's own kernel's:
+    its modules would replace the board's /lib/modules/<release>.  The board's
+    own kernel itself (the same build-id) may be under test."""
+    for name, out in outs.items():
+        rel = built_identity(out)[0]
+        if rel == hw.get("host_kernel") and built_build_id(out)[0] != hw.get("host_build_id"):
+            raise TargetError(
+                f"{url}: {name} is built as release {rel}, the release of the board's own"
+                f" kernel: installing its modules would replace the board's /lib/modules/{rel}."
+                " Give the kernels under test a release of their own: CONFIG_LOCALVERSION"
+                ' (e.g. "-test") in a --kernel-config file or the variant\'s fragments')
 
 
 # --- hwlatdetect -----------------------------------------------------------------------
@@ -299,6 +337,67 @@ def built_identity(out):
     return release, m.group(1) if m else None
 
 
+NT_GNU_BUILD_ID = 3
+SHT_NOTE = 7
+
+
+def gnu_build_id(notes, endian="<"):
+    """The hex GNU build-id in NOTES, the bytes of ELF notes (a .notes
+    section, or the board's /sys/kernel/notes, which is the running kernel's
+    .notes), or None.  Each note: namesz, descsz, type, then the name and the
+    descriptor, each padded to 4 bytes."""
+    off = 0
+    while off + 12 <= len(notes):
+        namesz, descsz, ntype = struct.unpack_from(endian + "3I", notes, off)
+        name_at = off + 12
+        desc_at = name_at + (namesz + 3) // 4 * 4
+        end = desc_at + (descsz + 3) // 4 * 4
+        if end > len(notes) + 3:
+            break
+        if ntype == NT_GNU_BUILD_ID and notes[name_at:name_at + namesz] == b"GNU\0":
+            return notes[desc_at:desc_at + descsz].hex()
+        off = end
+    return None
+
+
+def elf_build_id(path):
+    """(GNU build-id, byte order) of the ELF file PATH (the built vmlinux),
+    from its SHT_NOTE sections; the build-id None when it has none."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
+        raise TargetError(f"{path}: not an ELF file")
+    wide, endian = data[4] == 2, "<" if data[5] == 1 else ">"
+    if wide:
+        shoff, = struct.unpack_from(endian + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(endian + "HH", data, 0x3a)
+        sh = endian + "IIQQQQ"
+    else:
+        shoff, = struct.unpack_from(endian + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(endian + "HH", data, 0x2e)
+        sh = endian + "IIIIII"
+    for i in range(shnum):
+        _name, stype, _flags, _addr, offset, size = struct.unpack_from(
+            sh, data, shoff + i * shentsize)
+        if stype == SHT_NOTE:
+            bid = gnu_build_id(data[offset:offset + size], endian)
+            if bid:
+                return bid, endian
+    return None, endian
+
+
+def built_build_id(out):
+    """(build-id, byte order) of the kernel built in OUT: its vmlinux's
+    GNU build-id, which the bzImage made from it carries too."""
+    vmlinux = os.path.join(out, "vmlinux")
+    bid, endian = elf_build_id(vmlinux)
+    if not bid:
+        raise TargetError(f"{vmlinux} has no GNU build-id note: the job cannot tell it from"
+                          " another kernel of the same release on the board (link it with"
+                          " ld --build-id)")
+    return bid, endian
+
+
 def modules_tar(out, dest):
     """DEST: a tar.gz of OUT/modroot/lib/modules (lib/modules/<release>/...)."""
     modroot = os.path.join(out, "modroot")
@@ -325,7 +424,17 @@ def board_cmdline(board, variant_cmdline, nonce):
 
 
 STATE = ("echo boot_id=$(cat /proc/sys/kernel/random/boot_id); echo release=$(uname -r);"
-         " echo version=$(uname -v); echo cmdline=$(cat /proc/cmdline)")
+         " echo version=$(uname -v); echo cmdline=$(cat /proc/cmdline);"
+         " echo notes=$(od -An -v -tx1 /sys/kernel/notes 2>/dev/null | tr -d ' \\n')")
+
+
+def state_build_id(state, endian="<"):
+    """The GNU build-id of the kernel the board runs, from STATE's notes
+    (/sys/kernel/notes in hex), or None."""
+    try:
+        return gnu_build_id(bytes.fromhex(state.get("notes", "")), endian)
+    except ValueError:
+        return None
 
 
 def wait_back(remote, old_boot_id, timeout, poll=5):
@@ -350,10 +459,13 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
     url = remote.target.url
     q = shlex.quote
     rel, ver = built_identity(out)
+    bid, endian = built_build_id(out)
     before = facts(remote.run(STATE, timeout=60)[1])
     nonce = secrets.token_hex(4)
     cmdline = board_cmdline(before.get("cmdline", ""), var_cmdline, nonce)
     remote.run(f"rm -rf {q(tdir)}/k && mkdir -p {q(tdir)}/k", timeout=60)
+    # Its modules first: the kernel finds them when it boots.
+    install_modules(remote, tdir, out, rel)
     remote.put(build.kernel_image(out), f"{tdir}/k/bzImage")
     if initrd:
         remote.put(initrd, f"{tdir}/k/initrd")
@@ -373,12 +485,18 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
         remote.run("setsid sh -c 'sleep 1; sync; kexec -e' </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     after = wait_back(remote, before.get("boot_id"), boot_timeout, poll=poll)
+    # The nonce proves the command line, the build-id the image: every build
+    # of one tree and config has the same `uname -r` and `uname -v`.
+    running = state_build_id(after, endian)
+    after["build_id"] = running
     if f"pvrt.job={nonce}" not in after.get("cmdline", "").split() \
-            or after.get("release") != rel or (ver and after.get("version") != ver):
+            or after.get("release") != rel or (ver and after.get("version") != ver) \
+            or running != bid:
         raise TargetError(
             f"{url}: the board booted `{after.get('release')}` `{after.get('version')}`"
+            f" build-id {running or 'unknown (no /sys/kernel/notes)'}"
             f" (command line {after.get('cmdline')!r}), not the kernel just built"
-            f" (`{rel}` `{ver}`, pvrt.job={nonce})"
+            f" (`{rel}` `{ver}` build-id {bid}, pvrt.job={nonce})"
             + (": --target-reboot's command must make it the board's default" if reboot_cmd
                else ""))
     return after
@@ -393,19 +511,34 @@ def run_script(tdir, cmd):
             f" {cmd}; echo \"PVRT-EXIT rc=$?\"; echo '# dmesg'; dmesg")
 
 
-def install(remote, tdir, out, top):
-    """The modules under /lib/modules and guest/ in TDIR/guest."""
+def install_modules(remote, tdir, out, rel):
+    """The modules of the kernel built in OUT (release REL) as the board's
+    /lib/modules/REL, whatever was there before removed."""
     q = shlex.quote
     with tempfile.TemporaryDirectory(prefix="pvrt-target-") as tmp:
         mods = modules_tar(out, os.path.join(tmp, "modules.tar.gz"))
+        remote.run(f"mkdir -p {q(tdir)}", timeout=60)
+        remote.put(mods, f"{tdir}/modules.tar.gz")
+    remote.run(f"rm -rf {q('/lib/modules/' + rel)} && tar xzf {q(tdir)}/modules.tar.gz -C /"
+               f" && rm -f {q(tdir)}/modules.tar.gz", timeout=300)
+
+
+def install(remote, tdir, out, top):
+    """guest/ in TDIR/guest on the booted board, and the modules again if
+    its root came back without them (a root in an initramfs, --target-initrd)."""
+    q = shlex.quote
+    rel = built_identity(out)[0]
+    if os.path.isdir(os.path.join(out, "modroot", "lib", "modules", rel)) \
+            and remote.run(f"test -d {q('/lib/modules/' + rel)}", timeout=60, check=False)[0]:
+        install_modules(remote, tdir, out, rel)
+    with tempfile.TemporaryDirectory(prefix="pvrt-target-") as tmp:
         guest = os.path.join(tmp, "guest.tar.gz")
         with tarfile.open(guest, "w:gz") as tar:
             tar.add(os.path.join(top, "guest"), arcname="guest")
         remote.run(f"mkdir -p {q(tdir)}", timeout=60)
-        remote.put(mods, f"{tdir}/modules.tar.gz")
         remote.put(guest, f"{tdir}/guest.tar.gz")
-    remote.run(f"cd {q(tdir)} && tar xzf modules.tar.gz -C / && rm -rf guest"
-               " && tar xzf guest.tar.gz && rm -f modules.tar.gz guest.tar.gz", timeout=300)
+    remote.run(f"cd {q(tdir)} && rm -rf guest && tar xzf guest.tar.gz && rm -f guest.tar.gz",
+               timeout=300)
 
 
 def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
@@ -413,10 +546,16 @@ def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
     from pvrt import validate
     log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}-board.log")
     t0 = time.time()
-    rc, out, err = remote.run(run_script(tdir, f"cyclictest-load {secs} {load}"),
-                              timeout=secs * 4 + 300, check=False)
+    head = f"# {remote.target.url}: cyclictest-load {secs} {load}\n"
+    try:
+        rc, out, err = remote.run(run_script(tdir, f"cyclictest-load {secs} {load}"),
+                                  timeout=secs * 4 + 300, check=False)
+    except RemoteTimeout as e:
+        with open(log_path, "w", encoding="utf-8") as f:
+            f.write(head + e.out + e.err + f"\n# {e}\n")
+        raise TargetError(f"{e} (what it printed: {log_path})") from None
     with open(log_path, "w", encoding="utf-8") as f:
-        f.write(f"# {remote.target.url}: cyclictest-load {secs} {load}\n" + out + err)
+        f.write(head + out + err)
     res = boot.BootResult(log_path, out, False, time.time() - t0)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems(),
@@ -431,7 +570,12 @@ def measure(remote, tree, variant, secs, load, run_no, results_dir, hw, tdir):
 
 def run_hwlat(remote, secs, results_dir, hw):
     log_path = os.path.join(results_dir, "hwlat-board.log")
-    rc, out, err = remote.run(hwlat_script(secs), timeout=secs * 3 + 120, check=False)
+    try:
+        rc, out, err = remote.run(hwlat_script(secs), timeout=secs * 3 + 120, check=False)
+    except RemoteTimeout as e:
+        with open(log_path, "w", encoding="utf-8") as f:
+            f.write(e.out + e.err + f"\n# {e}\n")
+        raise TargetError(f"{e} (what it printed: {log_path})") from None
     with open(log_path, "w", encoding="utf-8") as f:
         f.write(out + err)
     sec = console.sections(out).get("hwlat", (None, []))
@@ -455,6 +599,11 @@ def board_lines(rows, meta):
           f"- hardware: {hw.get('cpu_model', '?')}; DMI product {hw.get('dmi_product', '?')}"
           f" ({hw.get('dmi_vendor', '?')}); `uname -m` {hw.get('machine', '?')};"
           f" {hw.get('host_cpus', '?')} CPUs; the board's own kernel {hw.get('host_kernel')}"]
+    booted = [f"{r['variant']} {r['build_id']}" for r in rows
+              if r.get("kind") == "latency" and r.get("build_id")]
+    if booted:
+        md.append("- kernels the board ran, by the GNU build-id in its /sys/kernel/notes: "
+                  + ", ".join(dict.fromkeys(booted)))
     for r in rows:
         if r.get("kind") == "hwlat":
             fig = (f"max {r['max_us']} us, {r.get('over_threshold', '?')} samples over"
@@ -544,6 +693,10 @@ def main(args, argv, run=subprocess.run):
             outs[name] = build.build_variant(top, tree, build.Variant(name, top,
                                                                        base_config=kc),
                                              log=log)
+    # Each kernel is told from the others by its build-id, checked on the board.
+    for name, out in outs.items():
+        log(f"{name}: build-id {built_build_id(out)[0]}")
+    refuse_own_release(tgt.url, outs, hw)
     # The room the built kernels need, which the first check could only guess.
     need = max(kernel_bytes(out) for out in outs.values()) + (
         os.path.getsize(args.target_initrd) if args.target_initrd else 0)
@@ -570,12 +723,15 @@ def main(args, argv, run=subprocess.run):
             for v in args.variants:
                 out = outs[build.Variant(v, top).build_name]
                 log(f"{v}: booting it on the board")
-                boot_kernel(remote, tdir, out, build.Variant(v, top).cmdline,
-                            args.target_initrd, args.target_reboot, args.target_boot_timeout)
+                state = boot_kernel(remote, tdir, out, build.Variant(v, top).cmdline,
+                                    args.target_initrd, args.target_reboot,
+                                    args.target_boot_timeout)
+                log(f"{v}: the board runs it: {state['release']}, build-id {state['build_id']}")
                 install(remote, tdir, out, top)
                 log(f"{v}: cyclictest {secs} s under {args.load}, run {run_no}")
                 row = measure(remote, tree, v, secs, args.load, run_no, results_dir, hw, tdir)
                 row["key"] = f"latency/{v}/{args.load}/{run_no}"
+                row["build_id"] = state["build_id"]
                 rows.append(row)
                 save(rows, results)
                 for p in row["problems"]:

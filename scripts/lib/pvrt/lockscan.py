@@ -24,7 +24,17 @@ deliberately pessimistic:
   them, from the API names and a list of common wrappers (task_lock(),
   lock_task_sighand(), pte_offset_map_lock(), ...).  Branches are merged by
   taking the maximum, a release in a branch that returns does not count,
-  and a goto carries its state to its label.
+  a goto carries its state to its label, and a call of a function that
+  never returns (NORETURN, a definition marked __noreturn, a static
+  function whose every path ends in one) ends its path: what panic() or
+  make_task_dead() disable on the way down reaches no later statement.
+- A member class whose struct is known (CATALOG's note, or for another
+  `&x->member` the struct its spin_lock_init(&x->member) names) takes only
+  the sites whose base is that struct or cannot be typed (the safe side):
+  `current`, casts, container_of()/list_entry() and the function's own
+  parameter and local declarations are read.  A site whose base is
+  declared as another struct (hfi1's `struct send_context *sc`,
+  `&sc->alloc_lock`) is listed apart, "other struct T, not this class".
 - A site whose own state is clean is classified by walking the callers of
   its function (every `f(` in the tree; a static function's callers only in
   its file): process context only at a syscall, an initcall, a work item or
@@ -43,7 +53,12 @@ pass is unsafe):
   not known, so a call through a function pointer is followed only by the
   operation it is stored as;
 - a class is bound by name (CATALOG, a global, a distinctive member), so a
-  lock reached through another expression is missed (unsafe);
+  lock reached through another expression is missed (unsafe); a member's
+  base is typed only from the forms above (the second declarator of
+  `struct c *z, *w;`, a member chain `a->b->lock` or a typedef are not
+  typed, and stay sites);
+- a function scanned in an earlier load than a wrapper it calls keeps the
+  scan made without it (unsafe);
 - a conditional acquisition is understood only in the exact forms
   `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
   the lock held on both branches (safe); a wrapper that returns the lock

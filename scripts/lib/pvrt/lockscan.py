@@ -1214,20 +1214,21 @@ class Analysis:
         set_cpus_allowed_ptr() -> __set_cpus_allowed_ptr() ->
         __set_cpus_allowed_ptr_locked() -> affine_move_task() is five)."""
         names = {f.name for f in fs}
+        keys = {f.key() for f in fs}
         for _round in range(MAX_ROUNDS):
-            changed = False
+            changed = set()         # names whose effect on a caller changed
             found = {}
             for f in fs:
                 sc = self.scan(f)
                 nr = self._noreturn_key(f, sc)
                 if nr is not None and nr not in self.noreturn:
                     self.noreturn.add(nr)
-                    changed = True
+                    changed.add(f.name)
                 if nr is not None or f.name in self.noreturn:
                     continue
                 if sc.returns_lock and f.name not in self.t.ptr_funcs:
                     self.t.ptr_funcs.add(f.name)
-                    changed = True
+                    changed.add(f.name)
                 held = {k for k, n in sc.end_state.held.items() if n > 0}
                 dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
                 if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
@@ -1250,11 +1251,14 @@ class Analysis:
                         self.wrappers[n] = found[n]
                     else:
                         del self.wrappers[n]
-                    changed = True
+                    changed.add(n)
             if not changed:
                 break
-            for f in fs:
-                self._scans.pop(f.key(), None)
+            # scanned again: only the functions that name one of them
+            for n in changed:
+                for g in self.uses.get(n, []):
+                    if g.key() in keys:
+                        self._scans.pop(g.key(), None)
 
     @staticmethod
     def _noreturn_key(f, sc):

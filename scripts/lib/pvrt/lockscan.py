@@ -24,7 +24,17 @@ deliberately pessimistic:
   them, from the API names and a list of common wrappers (task_lock(),
   lock_task_sighand(), pte_offset_map_lock(), ...).  Branches are merged by
   taking the maximum, a release in a branch that returns does not count,
-  and a goto carries its state to its label.
+  a goto carries its state to its label, and a call of a function that
+  never returns (NORETURN, a definition marked __noreturn, a static
+  function whose every path ends in one) ends its path: what panic() or
+  make_task_dead() disable on the way down reaches no later statement.
+- A member class whose struct is known (CATALOG's note, or for another
+  `&x->member` the struct its spin_lock_init(&x->member) names) takes only
+  the sites whose base is that struct or cannot be typed (the safe side):
+  `current`, casts, container_of()/list_entry() and the function's own
+  parameter and local declarations are read.  A site whose base is
+  declared as another struct (hfi1's `struct send_context *sc`,
+  `&sc->alloc_lock`) is listed apart, "other struct T, not this class".
 - A site whose own state is clean is classified by walking the callers of
   its function (every `f(` in the tree; a static function's callers only in
   its file): process context only at a syscall, an initcall, a work item or
@@ -43,7 +53,12 @@ pass is unsafe):
   not known, so a call through a function pointer is followed only by the
   operation it is stored as;
 - a class is bound by name (CATALOG, a global, a distinctive member), so a
-  lock reached through another expression is missed (unsafe);
+  lock reached through another expression is missed (unsafe); a member's
+  base is typed only from the forms above (the second declarator of
+  `struct c *z, *w;`, a member chain `a->b->lock` or a typedef are not
+  typed, and stay sites);
+- a function scanned in an earlier load than a wrapper it calls keeps the
+  scan made without it (unsafe);
 - a conditional acquisition is understood only in the exact forms
   `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
   the lock held on both branches (safe); a wrapper that returns the lock
@@ -67,6 +82,7 @@ VERSION = 3
 MAX_DEPTH = 8          # caller levels above a site's function
 MAX_SECONDS = 150      # of caller walking, per class
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
+MAX_ROUNDS = 12         # of wrapper detection over the functions of one load
 
 ATOMIC_KINDS = {
     "spin": "nested in a spinlock_t", "raw": "nested in a raw_spinlock_t",
@@ -218,6 +234,19 @@ def guard_kinds(name):
     if name in SLEEPING_GUARDS or base in SLEEPING_GUARDS:
         return []
     return ["unknown_guard"]
+# Functions and macros that never return (declared __noreturn in 6.12, or BUG()):
+# a call of one as a statement ends its path, so what it leaves "held" (the
+# preempt_disable() of panic(), do_task_dead()) reaches no later statement
+# and no caller.  A function of the files read that is defined __noreturn,
+# or whose every path ends in a call of one (arm's die_kernel_fault() ends in
+# make_task_dead()), is added (Analysis.noreturn).  die() is not listed: on
+# x86 and arm64 it returns when a notifier stops the oops.
+NORETURN = {"panic", "BUG", "do_exit", "make_task_dead", "do_task_dead", "do_group_exit",
+            "kthread_exit", "kthread_complete_and_exit", "__module_put_and_kthread_exit",
+            "rewind_stack_and_make_dead", "panic_smp_self_stop", "nmi_panic_self_stop",
+            "cpu_startup_entry", "arch_cpu_idle_dead", "start_kernel", "rest_init",
+            "usercopy_abort", "__fortify_panic", "unreachable", "__builtin_unreachable",
+            "__builtin_trap"}
 # Calls that name the lock without taking it.
 _NOT_ACQUIRE = re.compile(
     r"^(spin_lock_init|pv_spin_lock_init|seqlock_init|rwlock_init|__?spin_lock_init|"
@@ -485,8 +514,9 @@ def balance_error(toks):
 
 class Func:
     def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None,
-                 unparsable=None):
+                 unparsable=None, head=()):
         self.name, self.path, self.static, self.toks = name, path, static, toks
+        self.head = list(head)   # the tokens of the definition before its body
         self.line, self.macro, self.params = line, macro, list(params)
         self.init = init       # the struct type of a top-level initializer
         self.unparsable = unparsable   # why it cannot be read, or None
@@ -522,7 +552,8 @@ def functions(path, text):
             name = _func_name(head)
             static = any(x[0] == "static" for x in head)
             if name:
-                out.append(Func(name, path, static, toks[i:end + 1], toks[i][1]))
+                out.append(Func(name, path, static, toks[i:end + 1], toks[i][1],
+                                head=head))
             elif head and head[-1][0] == "=" or (len(head) > 1 and head[-2][0] == "]"
                                                   and head[-1][0] == "="):
                 # `struct file_operations fops = { .open = f, ... };`
@@ -723,9 +754,13 @@ class Target:
     """How a class appears in the source: a regular expression over the
     text of a lock argument, and the words whose files are read."""
 
-    def __init__(self, name, expr, words, note=""):
+    def __init__(self, name, expr, words, note="", struct=None, member=None):
         self.name, self.expr, self.words, self.note = name, re.compile(expr), list(words), note
         self.ptr_funcs = set()     # functions that return the lock's address
+        # a member class: the struct that holds it, when known, and the
+        # member; a site whose base is declared as another struct is none
+        # of the class's (see base_struct())
+        self.struct, self.member = struct, member
 
     def matches(self, argtext, aliases):
         if self.expr.search(argtext):
@@ -736,13 +771,73 @@ class Target:
         m = re.match(r"^&?\(?(\w+)\(", argtext)
         return bool(m and m.group(1) in self.ptr_funcs)
 
+    def other_struct(self, argtext, func):
+        """The struct ARGTEXT's base is declared as in FUNC when that is not
+        the class's struct ("send_context" for hfi1's &sc->alloc_lock
+        against task_struct::alloc_lock); None when it is the class's, or
+        cannot be told (the safe side: a site of the class)."""
+        if not self.struct or not self.member:
+            return None
+        m = re.match(rf"^&?\(?(.+?)(->|\.){re.escape(self.member)}\)?$", argtext.strip())
+        if not m:
+            return None
+        t = base_struct(m.group(1), func)
+        return t if t and t != self.struct else None
+
+
+# the base of a member access whose struct is known by definition
+KNOWN_BASES = {"current": "task_struct"}
+_DECL_SKIP = {"*", "const", "volatile", "__rcu", "__iomem", "__user", "__percpu",
+              "__attribute__", "__maybe_unused", "__free", "restrict", "__restrict"}
+
+
+def base_struct(base, func):
+    """The struct type of the expression BASE (the text before ->member) in
+    FUNC, or None when the pass cannot tell: `current`, a cast to struct T,
+    container_of()/list_entry()-style calls naming struct T, and a plain
+    identifier declared as struct T (or a pointer to one) by FUNC's
+    parameters or locals, consistently (two declarations of one name as
+    different structs: None)."""
+    b = base.strip()
+    while b.startswith("(") and b.endswith(")") and _balanced(b[1:-1]):
+        b = b[1:-1].strip()
+    if b in KNOWN_BASES:
+        return KNOWN_BASES[b]
+    m = re.match(r"^\(\s*(const\s+)?struct\s+(\w+)\s*\*+\s*\)", b)
+    if m:
+        return m.group(2)
+    m = re.match(r"^(container_of\w*|\w*list_\w*entry\w*|\w*hlist_\w*entry\w*)\((.*)\)$", b)
+    if m and _balanced(m.group(2)):
+        t = re.findall(r",\s*(const\s+)?struct\s+(\w+)\s*,", m.group(2))
+        return t[-1][1] if len(t) == 1 else None
+    if not re.match(r"^[A-Za-z_]\w*$", b) or func is None or func.macro:
+        return None
+    toks = [t for t, _l in func.head] + [t for t, _l in func.toks]
+    found = set()
+    for i, t in enumerate(toks):
+        if t != b or i < 2:
+            continue
+        if i + 1 < len(toks) and toks[i + 1] not in (",", ";", ")", "=", "["):
+            continue
+        j = i - 1
+        while j >= 1 and toks[j] in _DECL_SKIP:
+            j -= 1
+        if j >= 1 and toks[j - 1] == "struct" and re.match(r"^\w+$", toks[j]):
+            found.add(toks[j])
+    return found.pop() if len(found) == 1 else None
+
 
 class Scan:
     """One pass over one function: sites of the target, calls of tracked
     functions with the state there, and the function's net effect."""
 
-    def __init__(self, func, target, wrappers, tracked):
+    def __init__(self, func, target, wrappers, tracked, noreturn=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        # names of functions that never return: global, or (path, name)
+        # for a static one inferred from its body
+        self.noreturn = noreturn if noreturn is not None else NORETURN
+        self.never_returns = False    # every path of the body ends in one
+        self.excluded = []            # sites of the member in another struct
         self.sites, self.calls, self.returns_lock = [], [], False
         self.aliases = set()
         self.labels = {}
@@ -788,8 +883,9 @@ class Scan:
         # included, carries to its label
         self._block(toks, 0, st)
         self.sites, self.calls, self.returns, self.any_return = [], [], [], None
-        self.aliases, self.returns_lock = set(), False
+        self.aliases, self.returns_lock, self.excluded = set(), False, []
         _i, st, term = self._block(toks, 0, State())
+        self.never_returns = bool(term and self.any_return is None)
         rets = list(self.returns)
         if not term:
             rets.append(st)
@@ -927,6 +1023,10 @@ class Scan:
                 j = _match(toks, j)
             j += 1
         self._expr(toks, i, j, st)
+        if self._is_noreturn(t) and i + 1 < j and toks[i + 1][0] == "(" and \
+                _match(toks, i + 1) == j - 1:
+            # panic(...); BUG(); do_exit(...); : the path ends here
+            return j + 1, st, True
         if t in ("break", "continue") and self.breaks:
             self.breaks[-1] = self.breaks[-1].merge(st) if self.breaks[-1] else st.copy()
         if t == "goto" and i + 1 < j:
@@ -934,7 +1034,7 @@ class Scan:
             self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
         if t == "return":
             val = text_of(toks[i + 1:j])
-            if val and self.target.matches(val, self.aliases):
+            if val and self._binds(val):
                 self.returns_lock = True
             self.any_return = self.any_return.merge(st) if self.any_return else st.copy()
             if not self._failure(val):
@@ -991,32 +1091,55 @@ class Scan:
                         k = _match(toks, k)
                     k += 1
                 rhs = text_of(toks[j + 1:k])
-                if rhs and self.target.matches(rhs, self.aliases):
+                if rhs and self._binds(rhs):
                     self.aliases.add(toks[j - 1][0])
             j += 1
 
     def _check_target_args(self, args, name, line, st, variant=""):
         for a in args:
-            if a and self.target.matches(text_of(a), self.aliases):
+            if a and self._binds(text_of(a), name, line):
                 kinds = guard_kinds(variant)
                 self._site(name, text_of(a), line, st, kinds)
                 return True
         return False
 
+    def _binds(self, argtext, call=None, line=None):
+        """Whether ARGTEXT is the class's lock here: it matches the target
+        and its base is not declared as another struct.  An acquisition
+        (CALL, LINE) of the same member of another struct is noted in
+        self.excluded."""
+        if not self.target.matches(argtext, self.aliases):
+            return False
+        other = self.target.other_struct(argtext, self.f)
+        if other is None:
+            return True
+        if call is not None and not any(e["line"] == line and e["arg"] == argtext
+                                        for e in self.excluded):
+            self.excluded.append({"line": line, "call": f"{call}({argtext})",
+                                  "arg": argtext, "struct": other})
+        return False
+
+    def _is_noreturn(self, name):
+        return name in self.noreturn or (self.f.path, name) in self.noreturn
+
     def _call(self, name, args, line, st):
         self.calls.append((name, line, st.copy()))
+        if self._is_noreturn(name):
+            # what it holds when it stops (panic()'s preempt_disable())
+            # reaches no statement after it
+            return
         eff = api_effect(name)
         texts = [text_of(a) for a in args]
         lock_idx = None
         if eff and eff[2] is not None and len(texts) > eff[2]:
             lock_idx = eff[2]
-        is_target = lock_idx is not None and self.target.matches(texts[lock_idx], self.aliases)
+        is_target = lock_idx is not None and self._binds(texts[lock_idx], name, line)
         if is_target:
             self._site(name, texts[lock_idx], line, st, eff[0])
             st.acquire(["self"], f"{name}({texts[lock_idx]}) line {line}")
             return
         if eff and not eff[0] and eff[1] and texts and \
-                self.target.matches(texts[0], self.aliases):
+                self._binds(texts[0]):
             st.release(["self"])
             return
         w = self.wrappers.get(name)
@@ -1030,8 +1153,8 @@ class Scan:
         elif eff:
             st.release(eff[1])
             st.acquire(eff[0], f"{name}() line {line}")
-        elif any(self.target.matches(x, self.aliases) for x in texts) and \
-                not _NOT_ACQUIRE.match(name) and name not in self.target.ptr_funcs:
+        elif not _NOT_ACQUIRE.match(name) and name not in self.target.ptr_funcs and \
+                any(self._binds(x, name, line) for x in texts):
             self.sites.append({"line": line, "call": f"{name}({', '.join(texts)})",
                                "state": st.copy(), "own": [], "via": None,
                                "passed": name})
@@ -1054,6 +1177,7 @@ class Analysis:
         self.funcs = {}            # path -> [Func]
         self.by_name = {}          # name -> [Func]
         self.wrappers = {}         # name -> (acquired kinds, released kinds, takes target)
+        self.noreturn = set(NORETURN)   # names, and (path, name) of static ones
         self.files_read = 0
         self.grep_rounds = 0
         self.uses = {}             # token -> [Func] that contain it
@@ -1061,6 +1185,7 @@ class Analysis:
         self._memo = {}
         self._cycles = 0
         self.timed_out = False
+        self.excluded = []         # the member's sites in other structs
         self._bh_files = None
         self._bh_names = set()
         self.parents = {}
@@ -1084,16 +1209,26 @@ class Analysis:
         """Wrappers among FS: functions that return with the target (or
         another lock, RCU, preemption/BH/IRQ state) held or released, and
         functions that return the lock's address.  Repeated until nothing
-        changes (a wrapper of a wrapper), at most 4 rounds."""
+        changes (a wrapper of a wrapper), at most MAX_ROUNDS rounds: one
+        round per level of a chain of wrappers (sched_init_smp() ->
+        set_cpus_allowed_ptr() -> __set_cpus_allowed_ptr() ->
+        __set_cpus_allowed_ptr_locked() -> affine_move_task() is five)."""
         names = {f.name for f in fs}
-        for _round in range(4):
-            changed = False
+        keys = {f.key() for f in fs}
+        for _round in range(MAX_ROUNDS):
+            changed = set()         # names whose effect on a caller changed
             found = {}
             for f in fs:
                 sc = self.scan(f)
+                nr = self._noreturn_key(f, sc)
+                if nr is not None and nr not in self.noreturn:
+                    self.noreturn.add(nr)
+                    changed.add(f.name)
+                if nr is not None or f.name in self.noreturn:
+                    continue
                 if sc.returns_lock and f.name not in self.t.ptr_funcs:
                     self.t.ptr_funcs.add(f.name)
-                    changed = True
+                    changed.add(f.name)
                 held = {k for k, n in sc.end_state.held.items() if n > 0}
                 dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
                 if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
@@ -1116,17 +1251,36 @@ class Analysis:
                         self.wrappers[n] = found[n]
                     else:
                         del self.wrappers[n]
-                    changed = True
+                    changed.add(n)
             if not changed:
                 break
-            for f in fs:
-                self._scans.pop(f.key(), None)
+            # scanned again: only the functions that name one of them
+            for n in changed:
+                for g in self.uses.get(n, []):
+                    if g.key() in keys:
+                        self._scans.pop(g.key(), None)
+
+    @staticmethod
+    def _noreturn_key(f, sc):
+        """What a call of F that never returns is known by: its name when
+        it is defined __noreturn (every definition must be), (path, name)
+        for a static function whose every path ends in a noreturn call,
+        else None.  A global function that merely looks like one is not
+        trusted: another architecture's definition may return."""
+        if f.macro or f.init is not None or sc.unparsable:
+            return None
+        if any(t in ("__noreturn", "noreturn") for t, _l in f.head):
+            return f.name
+        if sc.never_returns and f.static:
+            return (f.path, f.name)
+        return None
 
     def scan(self, f):
         key = f.key()
         sc = self._scans.get(key)
         if sc is None:
-            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None).run()
+            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None,
+                                         self.noreturn).run()
         return sc
 
     def sites(self):
@@ -1142,14 +1296,56 @@ class Analysis:
             words += extra
             self._load(self.tree.grep(extra))
             self.grep_rounds += 1
+        if self.t.member and not self.t.struct:
+            self.t.struct = self._init_struct()
+            if self.t.struct:
+                self.t.note = (f"struct {self.t.struct}::{self.t.member} (from its"
+                               " spin_lock_init())")
+                self._scans.clear()
+                self._detect([f for fs in self.funcs.values() for f in fs])
         out = []
+        self.excluded = []
         for fs in self.funcs.values():
             for f in fs:
-                for s in self.scan(f).sites:
+                sc = self.scan(f)
+                for s in sc.sites:
                     if s["via"]:
                         continue       # the wrapper's own site is listed once, inside it
                     out.append((f, s))
+                for e in sc.excluded:
+                    self.excluded.append({"path": f.path, "line": e["line"],
+                                          "function": f.name, "call": e["call"],
+                                          "struct": e["struct"]})
+        self.excluded.sort(key=lambda r: (r["path"], r["line"]))
         return out
+
+    def _init_struct(self):
+        """The struct of an uncatalogued member class, from where lockdep
+        named it: the spin_lock_init() (or seqlock/rwlock init) whose
+        argument is the class name, `&p->alloc_lock`, with its base's type
+        resolved in that function.  None unless every such init that can be
+        resolved names the same struct."""
+        name = self.t.name.replace(" ", "")
+        found = set()
+        for fs in self.funcs.values():
+            for f in fs:
+                toks = f.toks
+                for i, (t, _l) in enumerate(toks):
+                    if not re.match(r"^(__)?(pv_|raw_)?(spin_lock|rwlock|seqlock)_init$", t) \
+                            or i + 1 >= len(toks) or toks[i + 1][0] != "(":
+                        continue
+                    try:
+                        args, _e = split_args(toks, i + 1)
+                    except Unparsable:
+                        continue
+                    if not args or text_of(args[0]).replace(" ", "") != name:
+                        continue
+                    m = re.match(rf"^&?\(?(.+?)->{re.escape(self.t.member)}\)?$",
+                                 text_of(args[0]))
+                    t = base_struct(m.group(1), f) if m else None
+                    if t:
+                        found.add(t)
+        return found.pop() if len(found) == 1 else None
 
     def run(self):
         raw = self.sites()
@@ -1501,11 +1697,14 @@ def target_for(klass):
     base = re.sub(r"(#\d+)?(/\d+)?$", "", klass)
     if base in CATALOG:
         expr, words, note = CATALOG[base]
-        return Target(base, expr, words, note)
+        m = re.match(r"^(?:struct )?(\w+)::(\w+)$", note)
+        return Target(base, expr, words, note, *(m.groups() if m else (None, None)))
     m = re.match(r"^&\w+->([\w.]+)$", base)
     if m and m.group(1) not in GENERIC_MEMBERS and "." not in m.group(1):
         mem = m.group(1)
-        return Target(base, rf"(->|\.){mem}\b", [mem], f"member {mem}")
+        # the struct is found from the class's spin_lock_init() when the
+        # pass runs (Analysis._init_struct())
+        return Target(base, rf"(->|\.){mem}\b", [mem], f"member {mem}", member=mem)
     if re.match(r"^\w+$", base) and "lock" in base:
         return Target(base, rf"^&?{base}(\.lock)?$", [base], f"global {base}")
     return None
@@ -1545,6 +1744,7 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
     table = an.run()
     out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
            "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
+           "struct": tgt.struct, "excluded": an.excluded,
            "files": an.files_read,
            "seconds": round(time.monotonic() - t0, 1)}
     if an.timed_out:
@@ -1600,4 +1800,7 @@ def site_table(res, width=None):
                                                  if not chain[-1].startswith("<")
                                                  else chain[-1]]
             lines += wrap("via " + " <- ".join(chain), "      ")
+    for r in res.get("excluded") or []:
+        lines += wrap(f"{r['path']}:{r['line']} {r['function']}(): {r['call']}", "  ")
+        lines += wrap(f"other struct {r['struct']}, not this class", "      ")
     return "\n".join(lines)

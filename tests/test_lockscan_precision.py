@@ -1,0 +1,365 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The static pass (pvrt.lockscan) binds a member class to its own struct's
+lock, and the reason it prints is the state really held at the site
+(issue 20, the static table's caveats).  Each case is a recorded excerpt of
+the 6.12 sources, cut down to what decides it."""
+
+import textwrap
+
+from pvrt import lockscan
+
+TASK_H = {"include/linux/sched/task.h": """\
+    static inline void task_lock(struct task_struct *p)
+    {
+    \tspin_lock(&p->alloc_lock);
+    }
+
+    static inline void task_unlock(struct task_struct *p)
+    {
+    \tspin_unlock(&p->alloc_lock);
+    }
+    """}
+
+
+def tree_of(tmp_path, files):
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return lockscan.Tree(str(tmp_path))
+
+
+def sites(res):
+    return {(r["function"], r["line"]): r for r in res["sites"]}
+
+
+def funcs(res):
+    return sorted({r["function"] for r in res["sites"]})
+
+
+# item 1: a member class binds its own struct's lock
+
+def test_another_structs_alloc_lock_is_not_task_lock(tmp_path):
+    """hfi1's send_context, hpilo's ilo_hwinfo and mlx5's cmd have an
+    alloc_lock too: their sites are listed as excluded, not as task_lock's."""
+    tree = tree_of(tmp_path, {**TASK_H, "drivers/infiniband/hw/hfi1/pio.c": """\
+        void sc_disable(struct send_context *sc)
+        {
+        \tspin_lock_irq(&sc->alloc_lock);
+        \tsc->flags &= ~SCF_ENABLED;
+        \tspin_unlock_irq(&sc->alloc_lock);
+        }
+        """, "drivers/misc/hpilo.c": """\
+        static irqreturn_t ilo_isr(int irq, void *data)
+        {
+        \tstruct ilo_hwinfo *hw = data;
+
+        \tspin_lock(&hw->alloc_lock);
+        \tspin_unlock(&hw->alloc_lock);
+        \treturn IRQ_HANDLED;
+        }
+        """, "drivers/net/ethernet/mellanox/mlx5/core/cmd.c": """\
+        static void cmd_work_handler(struct work_struct *work)
+        {
+        \tstruct mlx5_cmd_work_ent *ent = container_of(work, struct mlx5_cmd_work_ent, work);
+        \tunsigned long flags;
+
+        \tspin_lock_irqsave(&container_of(ent->cmd, struct mlx5_cmd, vars)->alloc_lock,
+        \t\t\t  flags);
+        }
+        """, "kernel/fork.c": """\
+        SYSCALL_DEFINE0(get_exe)
+        {
+        \tstruct task_struct *p = current;
+
+        \tspin_lock(&p->alloc_lock);
+        \tspin_unlock(&p->alloc_lock);
+        \ttask_lock(p);
+        \ttask_unlock(p);
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "&p->alloc_lock")
+    # the task_struct sites only: task_lock() itself and the syscall's
+    assert funcs(res) == ["SYSCALL_DEFINE0", "task_lock"], res["sites"]
+    assert res["verdict"] == "process"
+    assert res["struct"] == "task_struct"
+    ex = {(r["function"], r["struct"]) for r in res["excluded"]}
+    assert ex == {("sc_disable", "send_context"), ("ilo_isr", "ilo_hwinfo"),
+                  ("cmd_work_handler", "mlx5_cmd")}
+    table = lockscan.site_table(res)
+    assert "drivers/infiniband/hw/hfi1/pio.c:3 sc_disable(): " \
+           "spin_lock_irq(&sc->alloc_lock)" in table
+    assert "other struct send_context, not this class" in table
+
+
+def test_a_task_struct_site_and_an_unresolvable_base_stay_sites(tmp_path):
+    """The recorded snippets of the brief: struct task_struct *p is kept, a
+    base the pass cannot type (a member chain, a macro's parameter) is kept
+    (the safe side), and an atomic one of them still decides the class."""
+    tree = tree_of(tmp_path, {"kernel/a.c": """\
+        static DEFINE_SPINLOCK(outer);
+
+        void kept(void)
+        {
+        \tstruct task_struct *p;
+
+        \tp = find_task();
+        \tspin_lock(&p->alloc_lock);
+        \tspin_unlock(&p->alloc_lock);
+        }
+
+        void chained(struct signal_struct *sig)
+        {
+        \tspin_lock(&outer);
+        \tspin_lock(&sig->curr_target->alloc_lock);
+        \tspin_unlock(&sig->curr_target->alloc_lock);
+        \tspin_unlock(&outer);
+        }
+
+        #define lock_it(x) spin_lock_irq(&(x)->alloc_lock)
+        """})
+    res = lockscan.analyse_class(tree, "&p->alloc_lock")
+    assert funcs(res) == ["chained", "kept", "lock_it"]
+    assert res["excluded"] == []
+    assert res["verdict"] == "atomic"
+    by = {r["function"]: r for r in res["sites"]}
+    assert by["chained"]["reason"].startswith("nested in a spinlock_t (spin_lock() line 14)")
+    assert by["lock_it"]["reason"] == "the acquisition disables interrupts"
+
+
+def test_an_uncatalogued_member_takes_its_struct_from_spin_lock_init(tmp_path):
+    """&tty->files_lock is named by spin_lock_init(&tty->files_lock) in a
+    function where tty is a struct tty_struct: another struct's files_lock
+    is not the class's."""
+    tree = tree_of(tmp_path, {"drivers/tty/tty_io.c": """\
+        struct tty_struct *alloc_tty_struct(struct tty_driver *driver, int idx)
+        {
+        \tstruct tty_struct *tty = kzalloc(sizeof(*tty), GFP_KERNEL);
+
+        \tspin_lock_init(&tty->files_lock);
+        \treturn tty;
+        }
+
+        SYSCALL_DEFINE1(tty_add, struct tty_struct *, tty)
+        {
+        \tspin_lock(&tty->files_lock);
+        \tspin_unlock(&tty->files_lock);
+        \treturn 0;
+        }
+        """, "drivers/other.c": """\
+        void other(struct other_dev *tty)
+        {
+        \tspin_lock_irq(&tty->files_lock);
+        \tspin_unlock_irq(&tty->files_lock);
+        }
+        """})
+    res = lockscan.analyse_class(tree, "&tty->files_lock")
+    assert res["struct"] == "tty_struct"
+    assert funcs(res) == ["SYSCALL_DEFINE1"]
+    assert res["verdict"] == "process"
+    assert [(r["function"], r["struct"]) for r in res["excluded"]] == [("other", "other_dev")]
+
+
+def test_base_struct_forms():
+    f = lockscan.functions("x.c", textwrap.dedent("""\
+        int f(struct a *x, const struct b *const y)
+        {
+        \tstruct c *z, *w;
+        \tstruct d v[2];
+        \tif (1) {
+        \t\tstruct e *twice;
+        \t}
+        \tstruct f *twice;
+        }
+        """))[0]
+    # w, the second declarator of its line, is not typed: a site (the
+    # safe side); twice is declared as two structs: not typed either
+    assert [lockscan.base_struct(b, f) for b in ("x", "y", "z", "w", "v", "twice", "q")] == \
+        ["a", "b", "c", None, "d", None, None]
+    assert lockscan.base_struct("current", f) == "task_struct"
+    assert lockscan.base_struct("((struct g *)p)", f) == "g"
+    assert lockscan.base_struct("container_of(p, struct h, node)", f) == "h"
+    assert lockscan.base_struct("list_first_entry(&l, struct i, list)", f) == "i"
+    assert lockscan.base_struct("x->parent", f) is None
+
+
+# item 2: the reason printed is the state really held
+
+FAULT = {"arch/arm/mm/fault.c": """\
+    static void die_kernel_fault(const char *msg, struct mm_struct *mm,
+    \t\t\t     unsigned long addr, unsigned int fsr,
+    \t\t\t     struct pt_regs *regs)
+    {
+    \tbust_spinlocks(1);
+    \tdie("Oops", regs, fsr);
+    \tbust_spinlocks(0);
+    \tmake_task_dead(SIGKILL);
+    }
+
+    static int do_page_fault(unsigned long addr, unsigned int fsr, struct pt_regs *regs)
+    {
+    \tif (fsr & FSR_LNX_PF) {
+    \t\tif (is_permission_fault(fsr) && !user_mode(regs))
+    \t\t\tdie_kernel_fault("execution of memory", mm, addr, fsr, regs);
+    \t}
+    \tfault = handle_mm_fault(vma, addr, flags, regs);
+    \treturn 0;
+    }
+
+    SYSCALL_DEFINE0(fault)
+    {
+    \treturn do_page_fault(0, 0, NULL);
+    }
+    """, "kernel/panic.c": """\
+    void panic(const char *fmt, ...)
+    {
+    \tlocal_irq_disable();
+    \tpreempt_disable_notrace();
+    \tfor (;;)
+    \t\tmdelay(PANIC_TIMER_STEP);
+    }
+    """, "include/asm-generic/bug.h": """\
+    #define BUG() do { \\
+    \tprintk("BUG: failure at %s:%d/%s()!\\n", __FILE__, __LINE__, __func__); \\
+    \tbarrier_before_unreachable(); \\
+    \tpanic("BUG!"); \\
+    } while (0)
+    """, "kernel/sched/core.c": """\
+    void __noreturn do_task_dead(void)
+    {
+    \tset_special_state(TASK_DEAD);
+    \t__schedule(SM_NONE);
+    \tBUG();
+    \tfor (;;)
+    \t\tcpu_relax();
+    }
+    """, "kernel/exit.c": """\
+    void __noreturn do_exit(long code)
+    {
+    \texit_mm();
+    \tdo_task_dead();
+    }
+
+    void __noreturn make_task_dead(int signr)
+    {
+    \tstruct task_struct *tsk = current;
+
+    \tif (unlikely(tsk->flags & PF_EXITING)) {
+    \t\ttsk->exit_state = EXIT_DEAD;
+    \t\tpreempt_disable();
+    \t\tdo_task_dead();
+    \t}
+    \tdo_exit(signr);
+    }
+    """, "mm/memory.c": """\
+    static DEFINE_SPINLOCK(fault_lock);
+
+    vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+    \t\t\t   unsigned int flags, struct pt_regs *regs)
+    {
+    \tspin_lock(&fault_lock);
+    \tspin_unlock(&fault_lock);
+    \treturn 0;
+    }
+    """}
+# read before the fault path, one file a caller level, as the walk over
+# the whole tree read them
+EARLY = ["kernel/panic.c", "include/asm-generic/bug.h", "kernel/sched/core.c",
+         "kernel/exit.c"]
+
+
+def run_class(tree, klass, early=()):
+    an = lockscan.Analysis(tree, lockscan.target_for(klass))
+    for p in early:
+        an._load([p])
+    return an.run()
+
+
+def test_a_noreturn_branch_leaves_no_state_behind(tmp_path):
+    """arm's do_page_fault() calls die_kernel_fault(), which ends in
+    make_task_dead(); that and BUG() -> panic() disable preemption on paths
+    that never return.  The page-fault path is process context, not
+    "preemption disabled (die_kernel_fault() line 15)"."""
+    table = run_class(tree_of(tmp_path, FAULT), "fault_lock", EARLY)
+    (site,) = table
+    assert site["function"] == "handle_mm_fault"
+    assert site["context"] == "process", site["reason"]
+    assert set(site["contexts"]) == {"process"}
+    assert site["chain"][1].startswith("do_page_fault (arch/arm/mm/fault.c:17)")
+
+
+def test_state_before_a_noreturn_call_on_a_returning_path_still_counts(tmp_path):
+    """panic()'s state in a branch does not reach the lock, but only the
+    path that ends is dropped: preemption disabled on the other branch
+    still decides the site."""
+    files = dict(FAULT)
+    files["mm/memory.c"] = """\
+    static DEFINE_SPINLOCK(fault_lock);
+
+    vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+    \t\t\t   unsigned int flags, struct pt_regs *regs)
+    {
+    \tif (!vma)
+    \t\tpanic("no vma");
+    \telse
+    \t\tpreempt_disable();
+    \tspin_lock(&fault_lock);
+    \tspin_unlock(&fault_lock);
+    \tpreempt_enable();
+    \treturn 0;
+    }
+    """
+    (site,) = run_class(tree_of(tmp_path, files), "fault_lock", EARLY)
+    assert site["context"] == "atomic"
+    assert site["reason"] == "preemption disabled (preempt_disable() line 9)"
+
+
+def test_a_long_chain_of_wrappers_settles(tmp_path):
+    """sched_init_smp() -> set_cpus_allowed_ptr() -> __set_cpus_allowed_ptr()
+    -> __set_cpus_allowed_ptr_locked() -> affine_move_task(): the rq lock
+    taken in one and dropped in the innermost.  Cut short, the wrapper
+    detection left sched_init_smp() "holding" a raw_spinlock_t, which every
+    lock under kernel_init_freeable() was then said to be nested in."""
+    tree = tree_of(tmp_path, {"kernel/sched/core.c": """\
+        static DEFINE_RAW_SPINLOCK(rq_lock);
+        static DEFINE_SPINLOCK(chain_lock);
+
+        static int affine_move_task(void)
+        {
+        \traw_spin_unlock_irq(&rq_lock);
+        \treturn 0;
+        }
+
+        static int __set_cpus_allowed_ptr_locked(void)
+        {
+        \treturn affine_move_task();
+        }
+
+        static int __set_cpus_allowed_ptr(void)
+        {
+        \traw_spin_lock_irq(&rq_lock);
+        \treturn __set_cpus_allowed_ptr_locked();
+        }
+
+        int set_cpus_allowed_ptr(void)
+        {
+        \treturn __set_cpus_allowed_ptr();
+        }
+
+        void sched_init_smp(void)
+        {
+        \tset_cpus_allowed_ptr();
+        }
+
+        SYSCALL_DEFINE0(init)
+        {
+        \tsched_init_smp();
+        \tspin_lock(&chain_lock);
+        \tspin_unlock(&chain_lock);
+        \treturn 0;
+        }
+        """})
+    res = lockscan.analyse_class(tree, "chain_lock")
+    (site,) = res["sites"]
+    assert site["context"] == "process", site["reason"]

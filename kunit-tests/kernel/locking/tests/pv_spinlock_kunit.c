@@ -712,6 +712,7 @@ struct pvs_rcu {
 	unsigned long		window;		/* jiffies: ten grace periods */
 	int			rcu_depth;	/* reader's nesting, lock held */
 	int			ld_depth[2];	/* reader's held locks: before, after */
+	unsigned long		csw[2];		/* its nvcsw, nivcsw taking the lock */
 };
 
 #define PVS_RCU_LIMIT		(10 * HZ)
@@ -803,7 +804,11 @@ static int pvs_rcu_reader(void *arg)
 	wait_for_completion(&r->held);
 	rcu_read_lock();
 	r->ld_depth[0] = pvs_lockdep_depth();
+	r->csw[0] = current->nvcsw;
+	r->csw[1] = current->nivcsw;
 	pv_spin_lock(&r->lock);
+	r->csw[0] = current->nvcsw - r->csw[0];
+	r->csw[1] = current->nivcsw - r->csw[1];
 	r->ld_depth[1] = pvs_lockdep_depth();
 	r->rcu_depth = rcu_preempt_depth();
 	deadline = jiffies + r->window;
@@ -1026,6 +1031,12 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 	 * kernel is tainted (expected warnings of earlier suites), only the
 	 * console shows it.
 	 */
+	/*
+	 * __schedule() counts a sleep in nvcsw whatever its mode (only
+	 * SM_PREEMPT goes to nivcsw): this shows the sleep, not its kind.
+	 */
+	kunit_info(test, "the reader's context switches taking the lock: %lu voluntary, %lu involuntary\n",
+		   r->csw[0], r->csw[1]);
 	if (warned)
 		kunit_info(test, "already tainted W: a warning is checked on the console only\n");
 	else

@@ -1027,16 +1027,16 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 	KUNIT_EXPECT_TRUE_MSG(test, r->out_at_gp_end,
 			      "the grace period ended before the reader's rcu_read_unlock()");
 	/*
-	 * RCU's "Voluntary context switch" warning is WARN_ONCE(): once the
-	 * kernel is tainted (expected warnings of earlier suites), only the
-	 * console shows it.
-	 */
-	/*
 	 * __schedule() counts a sleep in nvcsw whatever its mode (only
 	 * SM_PREEMPT goes to nivcsw): this shows the sleep, not its kind.
 	 */
 	kunit_info(test, "the reader's context switches taking the lock: %lu voluntary, %lu involuntary\n",
 		   r->csw[0], r->csw[1]);
+	/*
+	 * RCU's "Voluntary context switch" warning is WARN_ONCE(): once the
+	 * kernel is tainted (expected warnings of earlier suites), only the
+	 * console shows it.
+	 */
 	if (warned)
 		kunit_info(test, "already tainted W: a warning is checked on the console only\n");
 	else
@@ -1060,6 +1060,16 @@ static struct task_struct *pvs_owner(struct pv_spinlock *l)
 	return (struct task_struct *)(owner & ~1UL);
 }
 
+/* current's migrate_disable() nesting; uniprocessor: none is kept. */
+static int pvs_migration_disabled(void)
+{
+#ifdef CONFIG_SMP
+	return current->migration_disabled;
+#else
+	return -1;
+#endif
+}
+
 /* The misuse: @l is not held.  For sparse, as if it were. */
 static void pvs_unlock_not_held(struct pv_spinlock *l)
 {
@@ -1076,8 +1086,7 @@ static void pvs_rtlock_unlock_not_owner(struct kunit *test)
 {
 	bool locks = debug_locks, taken;
 	int depth = rcu_preempt_depth(), now;
-	int ld_depth, ld_now, held = 0;
-	unsigned short mig = 0;
+	int ld_depth, ld_now, held = 0, mig;
 	struct pvs_rcu *r;
 
 	if (!IS_ENABLED(CONFIG_PV_SPINLOCK))
@@ -1103,18 +1112,15 @@ static void pvs_rtlock_unlock_not_owner(struct kunit *test)
 	held = lock_is_held(&r->lock.lock.dep_map);
 #endif
 	now = rcu_preempt_depth();
-#ifdef CONFIG_SMP
-	mig = current->migration_disabled;
-#endif
+	mig = pvs_migration_disabled();
 	rcu_read_unlock();
 	migrate_enable();
 
 	KUNIT_EXPECT_PTR_EQ_MSG(test, pvs_owner(&r->lock), r->holder.task,
 				"the lock changed owner");
 	KUNIT_EXPECT_EQ_MSG(test, now, depth + 1, "the caller's RCU nesting changed");
-#ifdef CONFIG_SMP
-	KUNIT_EXPECT_EQ_MSG(test, mig, 1, "the caller's migration state changed");
-#endif
+	if (IS_ENABLED(CONFIG_SMP))
+		KUNIT_EXPECT_EQ_MSG(test, mig, 1, "the caller's migration state changed");
 	pvs_trylock_unlock(&r->lock, &taken);
 	KUNIT_EXPECT_FALSE_MSG(test, taken, "the held lock could be taken");
 

@@ -727,7 +727,7 @@ struct pvs_rcu {
 #define PVS_RCU_WINDOW_MAX	(HZ * 2 / 5)
 #define PVS_RCU_HOG_MARGIN	(HZ / 4)
 #define PVS_RCU_HOG_LIMIT	(PVS_RCU_ASLEEP + PVS_RCU_WINDOW_MAX + PVS_RCU_HOG_MARGIN)
-static_assert(PVS_RCU_HOG_LIMIT < HZ * 95 / 100);
+static_assert(PVS_RCU_HOG_LIMIT * 100 / HZ < 95);
 
 /* How many locks lockdep records current as holding. */
 static int pvs_lockdep_depth(void)

@@ -33,8 +33,8 @@
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/local_lock.h>
-#include <linux/minmax.h>
 #include <linux/lockdep.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/panic.h>
@@ -375,6 +375,7 @@ static int pvs_init(struct kunit *test)
 		kunit_skip(test, "PREEMPT_RT: rt_spin_lock()'s rules apply");
 	return 0;
 }
+
 static void pvs_exit(struct kunit *test) { }
 
 static struct kunit_case pv_spinlock_cases[] = {
@@ -710,11 +711,49 @@ struct pvs_rcu {
 	bool			out_at_gp_end;	/* reader_out after the GP */
 	unsigned long		window;		/* jiffies: ten grace periods */
 	int			rcu_depth;	/* reader's nesting, lock held */
+	int			ld_depth[2];	/* reader's held locks: before, after */
+	unsigned long		csw[2];		/* its nvcsw, nivcsw taking the lock */
 };
 
 #define PVS_RCU_LIMIT		(10 * HZ)
-/* below sched_rt_runtime_us (950 ms a second): no RT throttling */
-#define PVS_RCU_HOG_LIMIT	(HZ * 3 / 4)
+/*
+ * The hog runs while the reader goes to sleep (at most PVS_RCU_ASLEEP) and
+ * for the window (at most PVS_RCU_WINDOW_MAX), with PVS_RCU_HOG_MARGIN for
+ * starting the threads: its bound is their sum, below sched_rt_runtime_us
+ * (950 ms a second), so RT throttling never lets the holder run early.
+ */
+#define PVS_RCU_ASLEEP		(HZ / 5)
+#define PVS_RCU_WINDOW_MIN	(HZ / 10)
+#define PVS_RCU_WINDOW_MAX	(HZ * 2 / 5)
+#define PVS_RCU_HOG_MARGIN	(HZ / 4)
+#define PVS_RCU_HOG_LIMIT	(PVS_RCU_ASLEEP + PVS_RCU_WINDOW_MAX + PVS_RCU_HOG_MARGIN)
+static_assert(PVS_RCU_HOG_LIMIT * 100 / HZ < 95);
+
+/* How many locks lockdep records current as holding. */
+static int pvs_lockdep_depth(void)
+{
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	return current->lockdep_depth;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Starts the lockdep part of a case, made last.  Lockdep records held
+ * locks and reports only while debug_locks is on, and a report (an
+ * earlier suite's expected one) switches it off for good: then the part
+ * would pass without checking anything, so the case is marked skipped
+ * instead, unless it failed already.  Returns whether to check.
+ */
+static bool pvs_lockdep_part(struct kunit *test, bool was_on)
+{
+	if (!IS_ENABLED(CONFIG_DEBUG_LOCK_ALLOC))
+		return false;		/* no lockdep to check */
+	if (!was_on && test->status != KUNIT_FAILURE)
+		kunit_skip(test, "lockdep was off (debug_locks=0): its part is not checked");
+	return was_on;
+}
 
 /* Spins until @flag is set or @limit passes (then notes a time-out). */
 static void pvs_rcu_spin(struct pvs_rcu *r, bool *flag, unsigned long limit)
@@ -742,7 +781,7 @@ static int pvs_rcu_holder(void *arg)
 	kthread_complete_and_exit(&r->holder.done, 0);
 }
 
-/* SCHED_FIFO on the holder's CPU: keeps the holder off it. */
+/* SCHED_FIFO (lowest) on the holder's CPU: keeps the holder off it. */
 static int pvs_rcu_hog(void *arg)
 {
 	struct pvs_rcu *r = arg;
@@ -764,7 +803,13 @@ static int pvs_rcu_reader(void *arg)
 
 	wait_for_completion(&r->held);
 	rcu_read_lock();
+	r->ld_depth[0] = pvs_lockdep_depth();
+	r->csw[0] = current->nvcsw;
+	r->csw[1] = current->nivcsw;
 	pv_spin_lock(&r->lock);
+	r->csw[0] = current->nvcsw - r->csw[0];
+	r->csw[1] = current->nivcsw - r->csw[1];
+	r->ld_depth[1] = pvs_lockdep_depth();
 	r->rcu_depth = rcu_preempt_depth();
 	deadline = jiffies + r->window;
 	while (!completion_done(&r->syncer.done) &&
@@ -858,8 +903,9 @@ static void pvs_rcu_release(void *arg)
 }
 
 /*
- * Starts @fn as thread @t on @cpu (any CPU if negative), at SCHED_FIFO if
- * @fifo; keeps a reference to it.
+ * Starts @fn as thread @t on @cpu (any CPU if negative), at the lowest
+ * SCHED_FIFO priority if @fifo (enough to keep a SCHED_NORMAL task off the
+ * CPU, below interrupt threads and timers); keeps a reference to it.
  */
 static bool pvs_rcu_start(struct kunit *test, struct pvs_rcu_thread *t,
 			  int (*fn)(void *), struct pvs_rcu *r, int cpu,
@@ -878,7 +924,7 @@ static bool pvs_rcu_start(struct kunit *test, struct pvs_rcu_thread *t,
 	get_task_struct(task);
 	t->task = task;
 	if (fifo)
-		sched_set_fifo(task);
+		sched_set_fifo_low(task);
 	wake_up_process(task);
 	return true;
 }
@@ -907,7 +953,7 @@ static struct pvs_rcu *pvs_rcu_alloc(struct kunit *test)
  * the reader is blocked.  Once the reader is asleep in the rtlock wait (RCU
  * has queued it as a blocked reader), a synchronize_rcu() is started and
  * given a window of ten times what one took before (at least 100 ms, at
- * most 500 ms); then the holder releases the lock, the reader keeps it for
+ * most 400 ms); then the holder releases the lock, the reader keeps it for
  * the window, and that grace period must end only after the reader's
  * rcu_read_unlock().
  */
@@ -927,7 +973,8 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 	/* How long a grace period takes here, with no reader in the way. */
 	start = jiffies;
 	synchronize_rcu();
-	r->window = clamp_t(unsigned long, 10 * (jiffies - start), HZ / 10, HZ / 2);
+	r->window = clamp_t(unsigned long, 10 * (jiffies - start),
+			    PVS_RCU_WINDOW_MIN, PVS_RCU_WINDOW_MAX);
 	kunit_info(test, "a grace period took %u ms, the window is %u ms\n",
 		   jiffies_to_msecs(jiffies - start), jiffies_to_msecs(r->window));
 
@@ -942,7 +989,7 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->hog, pvs_rcu_hog, r, c0,
 					      true, "pvs_hog/%u"));
 
-	deadline = jiffies + PVS_RCU_HOG_LIMIT / 4;
+	deadline = jiffies + PVS_RCU_ASLEEP;
 	while (!(asleep = pvs_rtlock_asleep(&r->lock, r->reader.task)) &&
 	       time_before(jiffies, deadline))
 		schedule_timeout_uninterruptible(1);
@@ -962,7 +1009,7 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, pvs_rcu_start(test, &r->syncer, pvs_rcu_syncer, r,
 					      -1, false, "pvs_syncer"));
 	KUNIT_EXPECT_FALSE_MSG(test, pvs_rcu_wait(&r->syncer, r->window),
-			       "a grace period ended while the reader was blocked");
+			       "a grace period ended inside the holder's RCU section (it holds the lock)");
 	KUNIT_EXPECT_TRUE_MSG(test, pvs_rtlock_asleep(&r->lock, r->reader.task),
 			      "the reader woke before the lock was released");
 
@@ -979,9 +1026,29 @@ static void pvs_rtlock_in_rcu_reader(struct kunit *test)
 			    "the reader's RCU nesting while it held the lock");
 	KUNIT_EXPECT_TRUE_MSG(test, r->out_at_gp_end,
 			      "the grace period ended before the reader's rcu_read_unlock()");
-	KUNIT_EXPECT_TRUE_MSG(test, warned || !test_taint(TAINT_WARN),
-			      "a warning while the reader was blocked");
-	KUNIT_EXPECT_TRUE_MSG(test, !locks || debug_locks,
+	/*
+	 * __schedule() counts a sleep in nvcsw whatever its mode (only
+	 * SM_PREEMPT goes to nivcsw): this shows the sleep, not its kind.
+	 */
+	kunit_info(test, "the reader's context switches taking the lock: %lu voluntary, %lu involuntary\n",
+		   r->csw[0], r->csw[1]);
+	/*
+	 * RCU's "Voluntary context switch" warning is WARN_ONCE(): once the
+	 * kernel is tainted (expected warnings of earlier suites), only the
+	 * console shows it.
+	 */
+	if (warned)
+		kunit_info(test, "already tainted W: a warning is checked on the console only\n");
+	else
+		KUNIT_EXPECT_FALSE_MSG(test, test_taint(TAINT_WARN),
+				       "a warning while the reader was blocked");
+
+	if (!pvs_lockdep_part(test, locks))
+		return;
+	/* the lock and the RCU section of holding it, recorded as held */
+	KUNIT_EXPECT_EQ_MSG(test, r->ld_depth[1] - r->ld_depth[0], 2,
+			    "the locks lockdep recorded the reader taking");
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
 			      "lockdep or RCU reported the blocked reader");
 }
 
@@ -991,6 +1058,16 @@ static struct task_struct *pvs_owner(struct pv_spinlock *l)
 	unsigned long owner = (unsigned long)READ_ONCE(pvs_rtm(l)->owner);
 
 	return (struct task_struct *)(owner & ~1UL);
+}
+
+/* current's migrate_disable() nesting; uniprocessor: none is kept. */
+static int pvs_migration_disabled(void)
+{
+#ifdef CONFIG_SMP
+	return current->migration_disabled;
+#else
+	return -1;
+#endif
 }
 
 /* The misuse: @l is not held.  For sparse, as if it were. */
@@ -1009,6 +1086,7 @@ static void pvs_rtlock_unlock_not_owner(struct kunit *test)
 {
 	bool locks = debug_locks, taken;
 	int depth = rcu_preempt_depth(), now;
+	int ld_depth, ld_now, held = 0, mig;
 	struct pvs_rcu *r;
 
 	if (!IS_ENABLED(CONFIG_PV_SPINLOCK))
@@ -1019,27 +1097,46 @@ static void pvs_rtlock_unlock_not_owner(struct kunit *test)
 	KUNIT_ASSERT_NE_MSG(test, wait_for_completion_timeout(&r->held, PVS_RCU_LIMIT),
 			    0, "the holder did not take the lock");
 
+	/*
+	 * Inside an RCU section and with migration disabled, as a caller
+	 * holding the lock would be: a release would end one of each.
+	 */
+	migrate_disable();
+	rcu_read_lock();
+	ld_depth = pvs_lockdep_depth();
 	kunit_info(test, "expect a warning: pv_spin_unlock() by a task that does not own the lock\n");
 	pvs_unlock_not_held(&r->lock);
 	kunit_info(test, "end of expected warning\n");
+	ld_now = pvs_lockdep_depth();
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	held = lock_is_held(&r->lock.lock.dep_map);
+#endif
+	now = rcu_preempt_depth();
+	mig = pvs_migration_disabled();
+	rcu_read_unlock();
+	migrate_enable();
 
 	KUNIT_EXPECT_PTR_EQ_MSG(test, pvs_owner(&r->lock), r->holder.task,
 				"the lock changed owner");
-	now = rcu_preempt_depth();
-	KUNIT_EXPECT_EQ_MSG(test, now, depth, "the caller's RCU nesting changed");
-#ifdef CONFIG_SMP
-	KUNIT_EXPECT_EQ_MSG(test, current->migration_disabled, 0,
-			    "the caller's migration state changed");
-#endif
-	KUNIT_EXPECT_TRUE_MSG(test, !locks || debug_locks,
-			      "lockdep reported the misuse as a release");
+	KUNIT_EXPECT_EQ_MSG(test, now, depth + 1, "the caller's RCU nesting changed");
+	if (IS_ENABLED(CONFIG_SMP))
+		KUNIT_EXPECT_EQ_MSG(test, mig, 1, "the caller's migration state changed");
 	pvs_trylock_unlock(&r->lock, &taken);
 	KUNIT_EXPECT_FALSE_MSG(test, taken, "the held lock could be taken");
 
 	WRITE_ONCE(r->release, true);
 	KUNIT_EXPECT_TRUE_MSG(test, pvs_rcu_wait(&r->holder, PVS_RCU_LIMIT),
 			      "the holder did not finish");
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(r->timed_out));
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(r->timed_out),
+			       "the holder hit its bound");
+
+	if (!pvs_lockdep_part(test, locks))
+		return;
+	KUNIT_EXPECT_EQ_MSG(test, ld_now, ld_depth,
+			    "lockdep's held locks changed: the misuse was released");
+	KUNIT_EXPECT_EQ_MSG(test, held, 0, "lockdep records the caller as the holder");
+	KUNIT_EXPECT_TRUE_MSG(test, debug_locks,
+			      "lockdep reported the misuse as a release");
 }
 #else
 static void pvs_rtlock_in_rcu_reader(struct kunit *test)

@@ -853,6 +853,7 @@ static enum ikt_hold ikt_requester_held(struct ikt_requester *r)
 			return IKT_HOLD_RETURNED;
 		action = READ_ONCE(desc->action);
 		thread = action ? READ_ONCE(action->thread) : NULL;
+		/* Lockless: the requester in wait_event() for IRQTF_READY. */
 		if (thread && waitqueue_active(&desc->wait_for_threads) &&
 		    !task_is_running(thread) &&
 		    !test_bit(IRQTF_READY, &action->thread_flags))
@@ -926,7 +927,7 @@ static void ikt_prio_when_requested(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(r->task));
 	if (!wait_for_completion_timeout(&r->requested, WAIT_LIMIT)) {
 		t->leaked = true;
-		KUNIT_FAIL(test, "request_irq(%u) stuck for %d s: leaking %s, the line and its domain",
+		KUNIT_FAIL(test, "request_irq(%u) stuck for %d s: leaking %s and the line",
 			   irq, WAIT_LIMIT / HZ, r->task->comm);
 		return;
 	}

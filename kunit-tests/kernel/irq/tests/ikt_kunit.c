@@ -196,8 +196,8 @@ static void ikt_test_exit(struct kunit *test)
 	complete_all(&t->release);
 	/*
 	 * A leaked request of virq[0] keeps virq[0], the domain and @t (its
-	 * dev_id): free_irq(virq[0]) would kthread_stop() a thread that never
-	 * got ikt_prio_mutex, and so wait for ever.  The request dropped
+	 * dev_id): free_irq(virq[0]) would kthread_stop() its thread, blocked
+	 * on ikt_prio_mutex, and so wait for ever.  The request dropped
 	 * request_mutex before it waited for IRQTF_READY, so the other lines
 	 * are still freed.
 	 */
@@ -594,8 +594,8 @@ KUNIT_ARRAY_PARAM(ikt_preempt, ikt_preempt_cases, ikt_preempt_desc);
 
 /*
  * A kthread whose work is done: sleep until kthread_stop().  TASK_IDLE:
- * a requester that a failed case leaks parks here for good, without
- * hung-task warnings or load.
+ * it may wait here as long as its case runs, or for good when the case
+ * cannot stop it, and should count neither as load nor as a hung task.
  */
 static int ikt_wait_for_stop(void)
 {

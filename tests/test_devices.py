@@ -92,3 +92,15 @@ def test_evaluate_fails_an_unreadable_report_and_says_why():
     got = {name: (ok, detail) for name, ok, detail in cases}
     ok, detail = got["/proc/irq/ikt: every handler threaded, or hard for a justified reason"]
     assert not ok and "cannot read" in detail and "PCIe PME" in detail
+
+
+def test_evaluate_prints_the_priority_not_a_policy_and_other_as_other():
+    # The kernel's number may be SCHED_FIFO or SCHED_RR: print it as a
+    # priority; a thread in neither class shows "other".
+    secs = {"dev-map": (0, ["block vda virtio_blk virtio1", "block sda ahci 0000:00:05.0"]),
+            "irq-before": (0, INTERRUPTS), "irq-after": (0, INTERRUPTS), "io": (0, []),
+            "ikt-report": (0, [REPORT[0], REPORT[2],
+                               "    26 ahci[0000:00:05.0]   threaded     92 other -"])}
+    _, rows, _ = devices.evaluate(FakeResult(secs))
+    ikt = {r["name"]: r["ikt"] for r in rows}
+    assert ikt == {"vda": ["threaded prio 50"], "sda": ["threaded other"]}

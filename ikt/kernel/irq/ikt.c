@@ -221,17 +221,6 @@ const struct ikt_prio_rules *ikt_boot_prio_rules(void)
 	return &ikt_boot_rules;
 }
 EXPORT_SYMBOL_IF_KUNIT(ikt_boot_prio_rules);
-
-/**
- * ikt_prio_lock - the mutex that orders priority changes and thread starts
- *
- * Return: ikt_prio_mutex, for the KUnit suite to see who waits for it.
- */
-struct mutex *ikt_prio_lock(void)
-{
-	return &ikt_prio_mutex;
-}
-EXPORT_SYMBOL_IF_KUNIT(ikt_prio_lock);
 #endif
 
 /*

@@ -428,9 +428,11 @@ IKT_MARK = "IKT| "
 def ikt_report(section_lines):
     """Rows of /proc/irq/ikt: [{irq, action, mode, pid, prio, reason}].
 
-    pid and prio are None where the file shows "-" (no thread, or a pid the
-    reader may not see); prio is "other" for a thread that runs neither
-    SCHED_FIFO nor SCHED_RR (chrt -o, a refused priority); action is unescaped
+    pid is None where the file shows "-": no thread, or a pid the reader may
+    not see.  prio is None only where the file shows "-", i.e. there is no
+    thread: the kernel prints the priority even when it hides the pid.  prio
+    is an int (the SCHED_FIFO or SCHED_RR priority) or "other" for a thread
+    that runs neither (chrt -o, a refused priority); action is unescaped
     ("PCIe\\040PME" -> "PCIe PME").  The ktimers rows (irq "-") and
     "(<n> more actions)" lines are not action rows.  Raises ValueError if no
     header line is found, or on a line that is neither a comment nor one

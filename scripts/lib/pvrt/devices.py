@@ -122,7 +122,7 @@ def evaluate(res):
         b = sum(before.get(x, (0, ""))[0] for x in labels)
         a = sum(after.get(x, (0, ""))[0] for x in labels)
         modes = sorted({f"{r['mode']}" + (f" {r['reason']}" if r["reason"] else "")
-                        + (f" FIFO {r['prio']}" if isinstance(r["prio"], int)
+                        + (f" prio {r['prio']}" if isinstance(r["prio"], int)
                            else f" {r['prio']}" if r["prio"] else "")
                         for x in labels for r in by_irq.get(x, [])})
         rows.append({"device": kinds.get(driver, driver), "name": name, "driver": driver,

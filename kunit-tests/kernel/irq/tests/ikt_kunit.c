@@ -40,6 +40,7 @@
 #include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/timer.h>
+#include <linux/wait.h>
 #include <uapi/linux/sched/types.h>
 
 #include "../internals.h"
@@ -85,7 +86,7 @@ struct ikt_test {
 	bool device_pending;	/* what a primary checks, as a driver would */
 	struct task_struct *refuse_prio;	/* the thread the stub refuses */
 	struct ikt_requester *requester;	/* what the stub starts */
-	bool leaked;		/* a request that never returned: leave it */
+	bool leaked;		/* a request of virq[0] never returned: keep it */
 };
 
 static void ikt_record(struct ikt_seen *seen)
@@ -156,7 +157,11 @@ static int ikt_test_init(struct kunit *test)
 	struct ikt_test *t;
 	int i;
 
-	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	/*
+	 * Not the test's memory: @t is the dev_id of the actions a case
+	 * requests, and ikt_test_exit() keeps it with a leaked request.
+	 */
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	init_completion(&t->primary_done);
 	init_completion(&t->thread_done);
@@ -165,6 +170,8 @@ static int ikt_test_init(struct kunit *test)
 	init_completion(&t->next_primary);
 	t->all_primaries_hard = true;
 	t->level_work = IRQ_WORK_INIT_HARD(ikt_level_fire);
+	/* From here on, ikt_test_exit() frees what init got. */
+	test->priv = t;
 
 	t->fwnode = irq_domain_alloc_named_fwnode("ikt-kunit");
 	KUNIT_ASSERT_NOT_NULL(test, t->fwnode);
@@ -175,7 +182,6 @@ static int ikt_test_init(struct kunit *test)
 		KUNIT_ASSERT_NE(test, t->virq[i], 0);
 	}
 	t->work_irq = t->virq[0];
-	test->priv = t;
 	return 0;
 }
 
@@ -184,13 +190,18 @@ static void ikt_test_exit(struct kunit *test)
 	struct ikt_test *t = test->priv;
 	int i;
 
-	if (!t || IS_ERR_OR_NULL(t->domain))
-		return;
-	/* free_irq() would wait for the request_mutex it holds. */
-	if (t->leaked)
+	if (!t)
 		return;
 	irq_work_sync(&t->level_work);
-	for (i = 0; i < IKT_TEST_IRQS; i++) {
+	complete_all(&t->release);
+	/*
+	 * A leaked request of virq[0] keeps virq[0], the domain and @t (its
+	 * dev_id): free_irq(virq[0]) would kthread_stop() its thread, blocked
+	 * on ikt_prio_mutex, and so wait for ever.  The request dropped
+	 * request_mutex before it waited for IRQTF_READY, so the other lines
+	 * are still freed.
+	 */
+	for (i = t->leaked ? 1 : 0; i < IKT_TEST_IRQS && !IS_ERR_OR_NULL(t->domain); i++) {
 		if (!t->virq[i])
 			continue;
 		/*
@@ -198,13 +209,17 @@ static void ikt_test_exit(struct kunit *test)
 		 * maybe with other dev_ids sharing it: free every action here,
 		 * since kunit actions would run after the mapping is gone.
 		 */
-		complete_all(&t->release);
 		while (irq_has_action(t->virq[i]))
 			free_irq(t->virq[i], irq_to_desc(t->virq[i])->action->dev_id);
 		irq_dispose_mapping(t->virq[i]);
 	}
-	irq_domain_remove_sim(t->domain);
-	irq_domain_free_fwnode(t->fwnode);
+	if (t->leaked)
+		return;
+	if (!IS_ERR_OR_NULL(t->domain))
+		irq_domain_remove_sim(t->domain);
+	if (t->fwnode)
+		irq_domain_free_fwnode(t->fwnode);
+	kfree(t);
 }
 
 static void ikt_fire(struct kunit *test, unsigned int irq)
@@ -577,13 +592,17 @@ static void ikt_preempt_desc(const struct ikt_preempt_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(ikt_preempt, ikt_preempt_cases, ikt_preempt_desc);
 
-/* A kthread whose work is done: sleep until kthread_stop(). */
+/*
+ * A kthread whose work is done: sleep until kthread_stop().  TASK_IDLE:
+ * it may wait here as long as its case runs, or for good when the case
+ * cannot stop it, and should count neither as load nor as a hung task.
+ */
 static int ikt_wait_for_stop(void)
 {
-	set_current_state(TASK_UNINTERRUPTIBLE);
+	set_current_state(TASK_IDLE);
 	while (!kthread_should_stop()) {
 		schedule();
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(TASK_IDLE);
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;
@@ -750,7 +769,6 @@ static void ikt_proc_input(struct kunit *test)
 enum ikt_hold {
 	IKT_HOLD_TIMEOUT,	/* none of the below within WAIT_LIMIT */
 	IKT_HOLD_RETURNED,	/* request_irq() returned */
-	IKT_HOLD_READY,		/* the thread waits for the mutex, IRQTF_READY set */
 	IKT_HOLD_WAITING,	/* the thread waits for the mutex before READY */
 };
 
@@ -802,44 +820,44 @@ static void ikt_stop_requester(void *data)
 	kfree(r);
 }
 
-/* Whether a task sleeps on @lock. */
-static bool ikt_mutex_has_waiters(struct mutex *lock)
-{
-#ifdef CONFIG_PREEMPT_RT
-	/*
-	 * Read without wait_lock: the caller polls until it sees a waiter,
-	 * and a stale read only costs one more tick.
-	 */
-	return !data_race(RB_EMPTY_ROOT(&lock->rtmutex.waiters.rb_root));
-#else
-	return !list_empty(&lock->wait_list);
-#endif
-}
-
 /*
  * Called with ikt_prio_mutex held: waits, a tick at a time (the owner off
  * the CPU, so that a mutex waiter stops spinning and sleeps), until the
- * requester has returned from request_irq(), or both it and the new
- * line's thread sleep while a task waits for ikt_prio_mutex: the
- * requester in __setup_irq() for IRQTF_READY, the thread for the mutex.
- * Then IRQTF_READY tells whether the thread reported ready before it took
- * its priority.
+ * requester has returned from request_irq(), or the new line's thread is
+ * blocked on ikt_prio_mutex before it set IRQTF_READY.
+ *
+ * The latter is read without a look at the mutex: the requester waits in
+ * wait_event(desc->wait_for_threads) in
+ * wake_up_and_wait_for_irq_thread_ready(), which it enters only after
+ * wake_up_process() of the thread.  A thread woken by it runs kthread()
+ * into irq_thread(), whose first step is irq_thread_start():
+ * irq_thread_set_prio() takes ikt_prio_mutex, reads the line's priority
+ * and calls sched_setscheduler_nocheck() to SCHED_FIFO (which sleeps on
+ * cpuset_mutex only for SCHED_DEADLINE), then irq_thread_set_ready()
+ * sets IRQTF_READY and wakes the requester.  So a woken thread that
+ * sleeps with IRQTF_READY clear is blocked on ikt_prio_mutex, its one
+ * sleep point before IRQTF_READY.  In the opposite order (IRQTF_READY
+ * first) the requester returns, and the case sees that instead.  The
+ * reads take no lock: the state they wait for, once reached, holds until
+ * the caller drops the mutex, and a stale read only costs one more tick.
  */
 static enum ikt_hold ikt_requester_held(struct ikt_requester *r)
 {
 	unsigned long end = jiffies + WAIT_LIMIT;
+	struct irq_desc *desc = irq_to_desc(r->irq);
 	struct irqaction *action;
 	struct task_struct *thread;
 
 	do {
 		if (completion_done(&r->requested))
 			return IKT_HOLD_RETURNED;
-		action = READ_ONCE(irq_to_desc(r->irq)->action);
+		action = READ_ONCE(desc->action);
 		thread = action ? READ_ONCE(action->thread) : NULL;
-		if (thread && !task_is_running(thread) && !task_is_running(r->task) &&
-		    ikt_mutex_has_waiters(ikt_prio_lock()))
-			return test_bit(IRQTF_READY, &action->thread_flags) ?
-			       IKT_HOLD_READY : IKT_HOLD_WAITING;
+		/* Lockless: the requester in wait_event() for IRQTF_READY. */
+		if (thread && waitqueue_active(&desc->wait_for_threads) &&
+		    !task_is_running(thread) &&
+		    !test_bit(IRQTF_READY, &action->thread_flags))
+			return IKT_HOLD_WAITING;
 		schedule_timeout_uninterruptible(1);
 	} while (time_before(jiffies, end));
 	return IKT_HOLD_TIMEOUT;
@@ -909,7 +927,7 @@ static void ikt_prio_when_requested(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(r->task));
 	if (!wait_for_completion_timeout(&r->requested, WAIT_LIMIT)) {
 		t->leaked = true;
-		KUNIT_FAIL(test, "request_irq(%u) stuck for %d s: leaking %s and the irqs",
+		KUNIT_FAIL(test, "request_irq(%u) stuck for %d s: leaking %s and the line",
 			   irq, WAIT_LIMIT / HZ, r->task->comm);
 		return;
 	}
@@ -917,8 +935,6 @@ static void ikt_prio_when_requested(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, r->hold, IKT_HOLD_WAITING,
 			    "%s", r->hold == IKT_HOLD_RETURNED ?
 			    "request_irq() returned before the thread could take its priority" :
-			    r->hold == IKT_HOLD_READY ?
-			    "the thread set IRQTF_READY before it took its priority" :
 			    "neither request_irq() returned nor the thread waited for the mutex");
 	KUNIT_EXPECT_EQ(test, r->policy, SCHED_FIFO);
 	KUNIT_EXPECT_EQ(test, r->prio, 42);

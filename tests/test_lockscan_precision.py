@@ -7,6 +7,7 @@ the 6.12 sources, cut down to what decides it."""
 import textwrap
 
 from pvrt import lockscan
+from test_lockscan_review import tree_of  # the same excerpt-tree helper
 
 TASK_H = {"include/linux/sched/task.h": """\
     static inline void task_lock(struct task_struct *p)
@@ -19,14 +20,6 @@ TASK_H = {"include/linux/sched/task.h": """\
     \tspin_unlock(&p->alloc_lock);
     }
     """}
-
-
-def tree_of(tmp_path, files):
-    for rel, text in files.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    return lockscan.Tree(str(tmp_path))
 
 
 def sites(res):

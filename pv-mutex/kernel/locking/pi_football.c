@@ -51,12 +51,11 @@
  * chain times.  The test fails when a game's chain time exceeds T_cs +
  * T_handoff by more than slack_pct percent.
  *
- * Excluding others' time is not exact: switching to them and back costs
- * the chain CPU time of its own (tens of microseconds for the end of the
- * test's rmmod).  A round in which others took more than
- * PIF_DISTURBED_NS is therefore counted but not judged, neither as a game
- * nor as a calibration round; more than one such round per CPU fails the
- * test.
+ * Excluding others' time may not be exact: the switches to them and back
+ * are charged to the chain task they preempt.  A round in which others
+ * took more than PIF_DISTURBED_NS is therefore counted but not judged,
+ * neither as a game nor as a calibration round; more than one such round
+ * per CPU fails the test.
  *
  * The test runs until the module is removed, then prints its results and
  * "End of test: SUCCESS" or "End of test: FAILURE".

@@ -561,6 +561,48 @@ def test_a_debug_kernel_that_does_not_build_fails_its_lint_cases(tmp_path, monke
     assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.c" in out
 
 
+RTLOCK_PASSED = ("[    3.88] \x20   ok 4 pvs_rtlock_in_rcu_reader\n"
+                 "[    3.90] \x20   ok 5 pvs_rtlock_unlock_not_owner\n")
+# make check's kunit-debug console before the pv_spinlock suites were linked
+# ahead of pv_mutex_kunit (pvk_deadlock_aa's report had switched lockdep off).
+RTLOCK_LOCKDEP_OFF = (
+    "[    3.575796]     ok 1 pvs_rtlock_keeps_state\n"
+    "[    3.887531]     ok 4 pvs_rtlock_in_rcu_reader # SKIP lockdep was off (debug_locks=0):"
+    " its part is not checked\n"
+    "[    3.905616]     ok 5 pvs_rtlock_unlock_not_owner # SKIP lockdep was off"
+    " (debug_locks=0): its part is not checked\n")
+
+
+@pytest.mark.parametrize("text, bad", [
+    (RTLOCK_PASSED, []),
+    (RTLOCK_LOCKDEP_OFF, ["pvs_rtlock_in_rcu_reader: ok # SKIP lockdep was off",
+                          "pvs_rtlock_unlock_not_owner: ok # SKIP lockdep was off"]),
+    (RTLOCK_PASSED.replace("ok 5", "not ok 5"), ["pvs_rtlock_unlock_not_owner: not ok"]),
+    (RTLOCK_PASSED.splitlines(keepends=True)[0], ["pvs_rtlock_unlock_not_owner: no result"]),
+    (RTLOCK_PASSED + "[ 4.0]     ok 6 pvs_new_case # SKIP lockdep was off (debug_locks=0)\n",
+     ["pvs_new_case: # SKIP lockdep was off"]),
+])
+def test_the_debug_kernel_checks_the_rtlock_cases_lockdep_parts(text, bad, tmp_path,
+                                                                monkeypatch, capsys):
+    """On the debug kernel the rtlock cases must pass with their lockdep
+    part: a case skipped because lockdep was off fails the stage."""
+    got = check.kunit.lockdep_parts_unchecked(text)
+    assert len(got) == len(bad) and all(g.startswith(b) for g, b in zip(got, bad))
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot(text))
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (9, 0))
+    monkeypatch.setattr(check.Check, "noconv_debug_kunit", lambda self: None)
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_debug_kunit()
+    out = capsys.readouterr().out
+    verdict = "FAIL" if bad else "ok"
+    assert f"{verdict}  the pv_spinlock rtlock cases' lockdep parts ran with lockdep on" in out
+    assert c.res.failed == (1 if bad else 0)
+
+
 @pytest.mark.parametrize("text, failing", [
     ("", None),
     ("[ 1.0] BUG: scheduling while atomic: kunit_try_catch/42/0x00000002\n", "console free"),
@@ -572,7 +614,8 @@ def test_the_debug_kunit_boot_judges_its_console(text, failing, tmp_path, monkey
     monkeypatch.setenv("PVRT_TOP", top)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     monkeypatch.setattr(check.boot, "boot",
-                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + text))
+                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + RTLOCK_PASSED
+                                  + text))
     monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
     monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (88, 0))
     c = check.Check(argparse.Namespace(only=None))

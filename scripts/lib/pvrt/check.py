@@ -450,10 +450,17 @@ class Check:
                 self.res.case("kunit-debug", f"W=1 and sparse clean on the series' lines: {f}"
                               " (debug kernel)", False, "not linted: the debug kernel did not build")
             raise
-        self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
-                        twin.cmdline + [KUNIT_SECOND_RULE],
-                        "debug kernel boots, runs its suites and powers off",
-                        "KUnit on x86_64 with lockdep, KASAN, UBSAN")
+        res = self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
+                              twin.cmdline + [KUNIT_SECOND_RULE],
+                              "debug kernel boots, runs its suites and powers off",
+                              "KUnit on x86_64 with lockdep, KASAN, UBSAN")
+        # The one kernel of make check where these cases can check lockdep:
+        # an earlier suite's expected lockdep report (pv_mutex_kunit's
+        # deadlocks) would make them skip that part.
+        bad = kunit.lockdep_parts_unchecked(res.text)
+        self.res.case("kunit-debug", "the pv_spinlock rtlock cases' lockdep parts ran with"
+                      " lockdep on (passed, not skipped)", not bad,
+                      "; ".join(bad) + f" (console: {res.log_path})")
         # The series' C files the project configuration does not build (the
         # lockdep ones), linted here, after the last boot of this kernel:
         # W=1 objects would otherwise be rebuilt before the next boot.

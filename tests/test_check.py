@@ -767,3 +767,29 @@ def test_preempt_none_boot_is_judged(tmp_path, monkeypatch, text, problems, ok):
 def test_odebug_is_a_splat():
     from pvrt import console
     assert console.splats("ODEBUG: init on stack object (hrtimer) not annotated\n")
+
+
+FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms,"
+            " sched_rt_runtime_us 950000"] + [
+    f"futex-pi-timeout: run {i}: FUTEX_LOCK_PI2 100 ms: returned -1 (ETIMEDOUT) after"
+    f" {ms} ms: ok" for i, ms in ((1, 100), (2, 105), (3, 134))]
+
+
+@pytest.mark.parametrize("sec, ok", [
+    ((0, FUTEX_OK), True),
+    # the rtmutex spin fix's "before" figures: the first run overran
+    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms: ok", "1006 ms: LATE")] + FUTEX_OK[2:]),
+     False),
+    ((2, FUTEX_OK[:1] + ["futex-pi-timeout: needs 2 CPUs"]), False),
+    ((0, FUTEX_OK[:3]), False),         # a run missing
+    ((None, FUTEX_OK[:2]), False),      # the program never ended its section
+    (None, False),
+])
+def test_the_boot_judges_the_futex_pi_timeout_section(sec, ok, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    c.boot_futex_pi({} if sec is None else {"futex-pi": sec})
+    assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
+    out = capsys.readouterr().out
+    assert ("ok  FUTEX_LOCK_PI2" if ok else "FAIL  FUTEX_LOCK_PI2") in out

@@ -793,3 +793,42 @@ def test_the_boot_judges_the_futex_pi_timeout_section(sec, ok, tmp_path, monkeyp
     assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
     out = capsys.readouterr().out
     assert ("ok  FUTEX_LOCK_PI2" if ok else "FAIL  FUTEX_LOCK_PI2") in out
+
+
+@pytest.mark.parametrize("stage, kernel, mdir", [
+    ("x86_64", "project", "{}-module"),
+    ("kunit-debug", "debug", "{}-module-debug"),
+])
+def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monkeypatch, capsys):
+    """pv_mutex_kunit and pv_spinlock_kunit, each built as an external module
+    against the kernel's Module.symvers: a modpost error fails its case."""
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    tests = os.path.join(c.tree, "kernel", "locking", "tests")
+    os.makedirs(tests)
+    for mod in check.Check.KUNIT_MODULES:
+        with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
+            f.write("/* suite */\n")
+    built = []
+
+    def run(cmd, *a, **k):
+        m = next(x for x in cmd if x.startswith("M="))[2:]
+        mod = os.path.basename(m).split("-module")[0]
+        built.append(os.path.basename(m))
+        assert open(os.path.join(m, "Makefile"), encoding="utf-8").read() == f"obj-m += {mod}.o\n"
+        if mod == "pv_spinlock_kunit":   # as a symbol the kernel does not export makes it
+            return subprocess.CompletedProcess(cmd, 2, "", 'ERROR: modpost: "max_lock_depth"'
+                                               " [pv_spinlock_kunit.ko] undefined!")
+        open(os.path.join(m, f"{mod}.ko"), "w", encoding="utf-8").close()
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(c, "run", run)
+    c.kunit_module_modpost(str(tmp_path / "out"), stage, kernel)
+    assert built == [mdir.format(m) for m in check.Check.KUNIT_MODULES]
+    out = capsys.readouterr().out
+    assert f"ok  pv_mutex_kunit builds as a module (modpost against the {kernel} kernel)" in out
+    assert f"FAIL  pv_spinlock_kunit builds as a module (modpost against the {kernel} kernel)" \
+        in out and '"max_lock_depth" [pv_spinlock_kunit.ko] undefined' in out
+    assert [j[0] for j in c.res.junit] == [stage, stage]

@@ -368,29 +368,37 @@ class Check:
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
         return skipped
 
-    def kunit_module_modpost(self, out):
-        """The pv_mutex KUnit suite, built in here, also builds as a module:
-        its source compiled as an external module against the project
-        kernel's Module.symvers, so that modpost rejects a symbol the kernel
-        does not export (as max_lock_depth is not).  One object and modpost."""
-        src = os.path.join(self.tree, "kernel", "locking", "tests", "pv_mutex_kunit.c")
-        name = "pv_mutex_kunit builds as a module (modpost against the project kernel)"
-        if not os.path.exists(src):
-            return
-        if out is None:
-            self.res.case("x86_64", name, False, "not built: the project kernel did not build")
-            return
-        mdir = os.path.join(self.bdir, "out", "pv_mutex_kunit-module")
-        shutil.rmtree(mdir, ignore_errors=True)
-        os.makedirs(mdir)
-        shutil.copy(src, mdir)
-        with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
-            f.write("obj-m += pv_mutex_kunit.o\n")
-        res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
-                       cwd=self.tree)
-        self.res.case("x86_64", name, res.returncode == 0 and
-                      os.path.exists(os.path.join(mdir, "pv_mutex_kunit.ko")),
-                      self.tail(res.stdout + res.stderr))
+    # The series' KUnit suites that are tristate: each must also build as a
+    # module (Documentation/dev-tools/kunit/style.rst).
+    KUNIT_MODULES = ("pv_mutex_kunit", "pv_spinlock_kunit")
+
+    def kunit_module_modpost(self, out, stage="x86_64", kernel="project"):
+        """The KUnit suites, built in here, also build as modules: each
+        source compiled as an external module against the KERNEL kernel's
+        Module.symvers in OUT, so that modpost rejects a symbol the kernel
+        does not export (as max_lock_depth is not).  One object and modpost
+        each.  The debug kernel's run builds the suites' lockdep parts."""
+        for mod in self.KUNIT_MODULES:
+            src = os.path.join(self.tree, "kernel", "locking", "tests", f"{mod}.c")
+            name = f"{mod} builds as a module (modpost against the {kernel} kernel)"
+            if not os.path.exists(src):
+                continue
+            if out is None:
+                self.res.case(stage, name, False,
+                              f"not built: the {kernel} kernel did not build")
+                continue
+            mdir = os.path.join(self.bdir, "out", f"{mod}-module"
+                                + ("" if kernel == "project" else f"-{kernel}"))
+            shutil.rmtree(mdir, ignore_errors=True)
+            os.makedirs(mdir)
+            shutil.copy(src, mdir)
+            with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
+                f.write(f"obj-m += {mod}.o\n")
+            res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
+                           cwd=self.tree)
+            self.res.case(stage, name, res.returncode == 0 and
+                          os.path.exists(os.path.join(mdir, f"{mod}.ko")),
+                          self.tail(res.stdout + res.stderr))
 
     def tuned_stock_config(self, out):
         """variants/stock-tuned, configured (not built) in the check tree,
@@ -468,6 +476,7 @@ class Check:
             for f in self.lint("kunit-debug", out, self.lint_left, self.changed_lines(),
                                " (debug kernel)"):
                 print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
+        self.kunit_module_modpost(out, "kunit-debug", "debug")
         self.noconv_debug_kunit()
 
     def noconv_debug_kunit(self):

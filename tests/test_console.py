@@ -372,3 +372,24 @@ def test_a_bracket_ends_with_its_case():
                                     (13, "Call Trace:")]
     assert console.missing_expected(text) == [
         (1, "unlock by non-owner (no 'end of expected warning' before line 9)")]
+
+
+def test_a_lockdep_report_and_a_warn_in_one_bracket_are_two_reports():
+    """pv_spin_unlock() releasing lockdep's record before its owner check:
+    lockdep's "bad unlock balance" report, then the expected WARN."""
+    text = (_BEGIN + "[ 4.46] =====================================\n"
+            "[ 4.46] WARNING: bad unlock balance detected!\n"
+            "[ 4.47] but there are no more locks to release!\n"
+            "[ 4.49] Call Trace:\n"
+            + _warn("../../linux/kernel/locking/pv_spinlock.c:116 pv_spin_unlock+0x987/0xc30")
+            + _END)
+    assert console.splats(text) == [
+        (7, "WARNING: CPU: 0 PID: 7 at ../../linux/kernel/locking/pv_spinlock.c:116"
+            " pv_spin_unlock+0x987/0xc30"),
+        (9, "Call Trace:")]
+
+
+def test_a_trace_without_a_report_in_a_bracket_is_not_expected():
+    text = _BEGIN + "[ 2.0] Call Trace:\n[ 2.0]  dump_stack_lvl+0x62/0x90\n" + _END
+    assert console.splats(text) == [(2, "Call Trace:")]
+    assert console.missing_expected(text) == [(1, "unlock by non-owner")]

@@ -24,6 +24,7 @@ SPLAT_PATTERNS = [
     r"kernel BUG at ",
     r"Oops: ",
     r"Kernel panic - not syncing",
+    r"^WARNING: ",                  # lockdep's reports (bad unlock balance, ...)
     r"WARNING: possible circular locking dependency",  # lockdep
     r"WARNING: possible recursive locking",
     r"WARNING: inconsistent lock state",
@@ -101,7 +102,8 @@ def _brackets(text):
     belong to the one report a bracket expects, and [(line number, what)]
     of the brackets that got none or never ended.  A report's headline is
     any splat line but a "Call Trace:" or a banner; each headline starts a
-    report, except within a WARN_ON() report (cut here ... end trace)."""
+    report, except within a WARN_ON() report (cut here ... end trace).  A
+    trace before any headline is no report's: it is not expected."""
     expected, missing = set(), []
     begin, reports, in_cut, cut_counted = None, 0, False, False
     for i, line in enumerate(lines(text), 1):
@@ -125,10 +127,14 @@ def _brackets(text):
             continue
         if not _SPLAT.search(line) or begin is None:
             continue
-        if not _REPORT_BODY.match(line) and not (in_cut and cut_counted):
-            reports += 1
-            cut_counted = in_cut
-        if reports <= 1:
+        if not _REPORT_BODY.match(line):
+            if not (in_cut and cut_counted):
+                reports += 1
+                cut_counted = in_cut
+            if reports == 1:
+                expected.add(i)
+        # a banner may open the report; a trace belongs to one
+        elif reports == 1 or (reports == 0 and not line.startswith("Call Trace:")):
             expected.add(i)
     if begin:
         missing.append((begin[0], f"{begin[1]} (no 'end of expected warning')"))

@@ -6,30 +6,34 @@
  * SCHED_FIFO 10 thread on CPU 1, took the futex in user space and spins
  * (for 3 s at most, or until the waiter has returned).  Section "futex-pi":
  * three runs, each must return -ETIMEDOUT within LATE_MS of the call; rc 0
- * if all did, 1 if one did not, 2 if this guest cannot run the test
- * (one CPU, or an RT throttling runtime too short for the bound to tell).
- * The figures of "locking/rtmutex: Stop spinning on a running owner once
- * the waiter is woken" come from this program.
+ * if all did, 1 if one did not, 2 if this guest cannot run the test (one
+ * CPU, or RT bandwidth limits that could end the spin within the bound).  The
+ * figures of "locking/rtmutex: Stop spinning on a running owner once the
+ * waiter is woken" come from this program.
  *
  * The bound.  The waiter blocks in rt_mutex_wait_proxy_lock() and, while
  * the owner runs, spins on it in rt_mutex_spin_on_owner().  With that fix
  * the expiry of its timeout (hrtimer_wakeup(), which sets it TASK_RUNNING)
- * ends the spin: it returns at the timeout plus a wakeup, 100, 105 and
- * 134 ms measured on a two-CPU QEMU (TCG) guest.  Without it the spin ends
- * only when the owner leaves its CPU.  The owner, boosted to the waiter's
- * FIFO 80, above the interrupt and timer threads, leaves it when RT
- * throttling stops the CPU, after sched_rt_runtime_us (950 ms by default)
- * of RT time within a period.  Each run therefore starts after REST_S
- * seconds without RT load of its own: the throttle's carry-over, at most
- * one runtime, is paid back by then (RT time is forgiven one runtime per
- * period of 1 s), so the owner's CPU has its whole runtime, and a waiter
- * without the fix returns no earlier than about runtime - SETTLE_MS after
- * the call (1006 ms measured in the first run of a boot).  LATE_MS = 500
- * leaves 366 ms over the fixed kernel's worst (134 ms) for emulator
- * noise, and is 440 ms short of the 940 ms before which a kernel without
- * the fix cannot return.  A runtime below LATE_MS + 100 ms is refused as
- * too short to tell the two apart; with RT throttling off (-1) the
- * owner's 3 s bound ends the spin instead.
+ * ends the spin: it returns at the timeout plus a wakeup, after 100, 105
+ * and 134 ms (the changelog), and 100, 135, 100, 102, 104 and 100 ms in
+ * two boots of a two-CPU QEMU (TCG) guest.  Without it the spin ends only
+ * when the owner leaves its CPU.  The owner, boosted to the waiter's
+ * FIFO 80, above the interrupt and timer threads, leaves it when the
+ * scheduler's RT bandwidth limits take the CPU from the RT tasks: the
+ * fair server (the deferred
+ * dl_server that runs starved SCHED_OTHER tasks for its runtime, 50 ms,
+ * once they waited its period less its runtime, 950 ms) or RT throttling
+ * (sched_rt_runtime_us, 950 ms, of every 1 s).  Each run therefore starts
+ * after REST_S seconds without RT load of its own, so that both start from
+ * a CPU that had its SCHED_OTHER tasks run and no RT time carried over,
+ * and a waiter without the fix returns some 950 ms less SETTLE_MS after
+ * the call, give or take the emulator's timer noise: 1006 ms (the
+ * changelog's first run, which had no rest), and 1110, 1648, 938, 998, 926
+ * and 1099 ms measured in two boots with the rest.  LATE_MS = 500 leaves
+ * 365 ms over the fixed kernel's worst (135 ms) for that noise, and is
+ * over 400 ms short of the earliest return without the fix.  A guest whose
+ * fair server or RT throttling would let a waiter without the fix return
+ * within LATE_MS + 100 ms is refused.
  *
  * Built static by scripts/initramfs into the guest's /pvrt.  By hand:
  *
@@ -113,15 +117,15 @@ static void *owner(void *arg)
 	return NULL;
 }
 
-/* /proc/sys/kernel/sched_rt_runtime_us, or -2 if it cannot be read. */
-static long rt_runtime_us(void)
+/* The number in file @path, or @none if it cannot be read. */
+static long long read_number(const char *path, long long none)
 {
-	FILE *f = fopen("/proc/sys/kernel/sched_rt_runtime_us", "r");
-	long v = -2;
+	FILE *f = fopen(path, "r");
+	long long v = none;
 
 	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -2;
+		if (fscanf(f, "%lld", &v) != 1)
+			v = none;
 		fclose(f);
 	}
 	return v;
@@ -172,22 +176,35 @@ static int run(int i)
 	return !(timed_out && ms <= LATE_MS);
 }
 
+#define FAIR_SERVER "/sys/kernel/debug/sched/fair_server/cpu1/"
+#define NO_VALUE (-2LL)
+
 int main(void)
 {
-	long runtime = rt_runtime_us();
+	long long runtime = read_number("/proc/sys/kernel/sched_rt_runtime_us", NO_VALUE);
+	long long fs_runtime = read_number(FAIR_SERVER "runtime", NO_VALUE);
+	long long fs_period = read_number(FAIR_SERVER "period", NO_VALUE);
 	int i, r, rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("PVRT-BEGIN futex-pi\n");
-	printf("futex-pi-timeout: %d runs, timeout %d ms, late after %d ms, sched_rt_runtime_us %ld\n",
-	       RUNS, TIMEOUT_MS, LATE_MS, runtime);
+	printf("futex-pi-timeout: %d runs, timeout %d ms, late after %d ms, sched_rt_runtime_us %lld,"
+	       " CPU 1's fair server %lld/%lld ns\n",
+	       RUNS, TIMEOUT_MS, LATE_MS, runtime, fs_runtime, fs_period);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		printf("futex-pi-timeout: needs 2 CPUs\n");
 		rc = 2;
-	} else if (runtime != -1 && runtime < (LATE_MS + 100) * 1000L) {
+	} else if (runtime == NO_VALUE ||
+		   (runtime != -1 && runtime < (LATE_MS + 100) * 1000LL)) {
 		printf("futex-pi-timeout: sched_rt_runtime_us must be -1 or at least %d:"
 		       " a waiter without the fix could return within %d ms\n",
 		       (LATE_MS + 100) * 1000, LATE_MS);
+		rc = 2;
+	} else if (fs_runtime != NO_VALUE && fs_period != NO_VALUE && fs_runtime > 0 &&
+		   fs_period - fs_runtime < (LATE_MS + 100) * 1000000LL) {
+		printf("futex-pi-timeout: the fair server's period less its runtime must be at"
+		       " least %d ms: a waiter without the fix could return within %d ms\n",
+		       LATE_MS + 100, LATE_MS);
 		rc = 2;
 	}
 	for (i = 1; i <= RUNS && rc < 2; i++) {

@@ -561,6 +561,48 @@ def test_a_debug_kernel_that_does_not_build_fails_its_lint_cases(tmp_path, monke
     assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.c" in out
 
 
+RTLOCK_PASSED = ("[    3.88] \x20   ok 4 pvs_rtlock_in_rcu_reader\n"
+                 "[    3.90] \x20   ok 5 pvs_rtlock_unlock_not_owner\n")
+# make check's kunit-debug console before the pv_spinlock suites were linked
+# ahead of pv_mutex_kunit (pvk_deadlock_aa's report had switched lockdep off).
+RTLOCK_LOCKDEP_OFF = (
+    "[    3.575796]     ok 1 pvs_rtlock_keeps_state\n"
+    "[    3.887531]     ok 4 pvs_rtlock_in_rcu_reader # SKIP lockdep was off (debug_locks=0):"
+    " its part is not checked\n"
+    "[    3.905616]     ok 5 pvs_rtlock_unlock_not_owner # SKIP lockdep was off"
+    " (debug_locks=0): its part is not checked\n")
+
+
+@pytest.mark.parametrize("text, bad", [
+    (RTLOCK_PASSED, []),
+    (RTLOCK_LOCKDEP_OFF, ["pvs_rtlock_in_rcu_reader: ok # SKIP lockdep was off",
+                          "pvs_rtlock_unlock_not_owner: ok # SKIP lockdep was off"]),
+    (RTLOCK_PASSED.replace("ok 5", "not ok 5"), ["pvs_rtlock_unlock_not_owner: not ok"]),
+    (RTLOCK_PASSED.splitlines(keepends=True)[0], ["pvs_rtlock_unlock_not_owner: no result"]),
+    (RTLOCK_PASSED + "[ 4.0]     ok 6 pvs_new_case # SKIP lockdep was off (debug_locks=0)\n",
+     ["pvs_new_case: # SKIP lockdep was off"]),
+])
+def test_the_debug_kernel_checks_the_rtlock_cases_lockdep_parts(text, bad, tmp_path,
+                                                                monkeypatch, capsys):
+    """On the debug kernel the rtlock cases must pass with their lockdep
+    part: a case skipped because lockdep was off fails the stage."""
+    got = check.kunit.lockdep_parts_unchecked(text)
+    assert len(got) == len(bad) and all(g.startswith(b) for g, b in zip(got, bad))
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot(text))
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (9, 0))
+    monkeypatch.setattr(check.Check, "noconv_debug_kunit", lambda self: None)
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_debug_kunit()
+    out = capsys.readouterr().out
+    verdict = "FAIL" if bad else "ok"
+    assert f"{verdict}  the pv_spinlock rtlock cases' lockdep parts ran with lockdep on" in out
+    assert c.res.failed == (1 if bad else 0)
+
+
 @pytest.mark.parametrize("text, failing", [
     ("", None),
     ("[ 1.0] BUG: scheduling while atomic: kunit_try_catch/42/0x00000002\n", "console free"),
@@ -572,7 +614,8 @@ def test_the_debug_kunit_boot_judges_its_console(text, failing, tmp_path, monkey
     monkeypatch.setenv("PVRT_TOP", top)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     monkeypatch.setattr(check.boot, "boot",
-                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + text))
+                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + RTLOCK_PASSED
+                                  + text))
     monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
     monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (88, 0))
     c = check.Check(argparse.Namespace(only=None))
@@ -724,3 +767,68 @@ def test_preempt_none_boot_is_judged(tmp_path, monkeypatch, text, problems, ok):
 def test_odebug_is_a_splat():
     from pvrt import console
     assert console.splats("ODEBUG: init on stack object (hrtimer) not annotated\n")
+
+
+FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms,"
+            " sched_rt_runtime_us 950000"] + [
+    f"futex-pi-timeout: run {i}: FUTEX_LOCK_PI2 100 ms: returned -1 (ETIMEDOUT) after"
+    f" {ms} ms: ok" for i, ms in ((1, 100), (2, 105), (3, 134))]
+
+
+@pytest.mark.parametrize("sec, ok", [
+    ((0, FUTEX_OK), True),
+    # the rtmutex spin fix's "before" figures: the first run overran
+    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms: ok", "1006 ms: LATE")] + FUTEX_OK[2:]),
+     False),
+    ((2, FUTEX_OK[:1] + ["futex-pi-timeout: needs 2 CPUs"]), False),
+    ((0, FUTEX_OK[:3]), False),         # a run missing
+    ((None, FUTEX_OK[:2]), False),      # the program never ended its section
+    (None, False),
+])
+def test_the_boot_judges_the_futex_pi_timeout_section(sec, ok, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    c.boot_futex_pi({} if sec is None else {"futex-pi": sec})
+    assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
+    out = capsys.readouterr().out
+    assert ("ok  FUTEX_LOCK_PI2" if ok else "FAIL  FUTEX_LOCK_PI2") in out
+
+
+@pytest.mark.parametrize("stage, kernel, mdir", [
+    ("x86_64", "project", "{}-module"),
+    ("kunit-debug", "debug", "{}-module-debug"),
+])
+def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monkeypatch, capsys):
+    """pv_mutex_kunit and pv_spinlock_kunit, each built as an external module
+    against the kernel's Module.symvers: a modpost error fails its case."""
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    tests = os.path.join(c.tree, "kernel", "locking", "tests")
+    os.makedirs(tests)
+    for mod in check.Check.KUNIT_MODULES:
+        with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
+            f.write("/* suite */\n")
+    built = []
+
+    def run(cmd, *a, **k):
+        m = next(x for x in cmd if x.startswith("M="))[2:]
+        mod = os.path.basename(m).split("-module")[0]
+        built.append(os.path.basename(m))
+        assert open(os.path.join(m, "Makefile"), encoding="utf-8").read() == f"obj-m += {mod}.o\n"
+        if mod == "pv_spinlock_kunit":   # as a symbol the kernel does not export makes it
+            return subprocess.CompletedProcess(cmd, 2, "", 'ERROR: modpost: "max_lock_depth"'
+                                               " [pv_spinlock_kunit.ko] undefined!")
+        open(os.path.join(m, f"{mod}.ko"), "w", encoding="utf-8").close()
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(c, "run", run)
+    c.kunit_module_modpost(str(tmp_path / "out"), stage, kernel)
+    assert built == [mdir.format(m) for m in check.Check.KUNIT_MODULES]
+    out = capsys.readouterr().out
+    assert f"ok  pv_mutex_kunit builds as a module (modpost against the {kernel} kernel)" in out
+    assert f"FAIL  pv_spinlock_kunit builds as a module (modpost against the {kernel} kernel)" \
+        in out and '"max_lock_depth" [pv_spinlock_kunit.ko] undefined' in out
+    assert [j[0] for j in c.res.junit] == [stage, stage]

@@ -314,3 +314,82 @@ def test_ikt_report_marked_lines_and_a_kernel_message_between():
     # Unmarked (older logs): every line is the file's, as before.
     with pytest.raises(ValueError):
         console.ikt_report(IKT_REPORT[:2] + ["random: crng init done"] + IKT_REPORT[2:])
+
+
+# One WARN_ON() report, as the kernel prints it (cut here ... end trace).
+def _warn(where, stamp="2.0"):
+    return (f"[ {stamp}] ------------[ cut here ]------------\n"
+            f"[ {stamp}] WARNING: CPU: 0 PID: 7 at {where}\n"
+            f"[ {stamp}] Modules linked in:\n"
+            f"[ {stamp}] Call Trace:\n"
+            f"[ {stamp}]  <TASK>\n"
+            f"[ {stamp}]  </TASK>\n"
+            f"[ {stamp}] ---[ end trace 0000000000000000 ]---\n")
+
+
+_BEGIN = "    # misuse: expect a warning: unlock by non-owner\n"
+_END = "    # misuse: end of expected warning\n"
+
+
+def test_an_expected_warning_is_one_report_in_its_bracket():
+    text = _BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1") + _END
+    assert console.splats(text) == []
+    assert console.missing_expected(text) == []
+
+
+def test_a_second_report_in_a_bracket_is_not_expected():
+    """A bracket expects one report: a second WARN, or another kind of
+    report (a lockdep splat, a sleeping-in-atomic BUG), inside it fails."""
+    text = (_BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1")
+            + _warn("kernel/sched/core.c:1 foo+0x1", "2.1") + _END)
+    assert console.splats(text) == [
+        (10, "WARNING: CPU: 0 PID: 7 at kernel/sched/core.c:1 foo+0x1"),
+        (12, "Call Trace:")]
+    assert console.missing_expected(text) == []
+    bug = (_BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1")
+           + "[ 2.2] BUG: sleeping function called from invalid context at x.c:1\n" + _END)
+    assert console.splats(bug) == [
+        (9, "BUG: sleeping function called from invalid context at x.c:1")]
+
+
+def test_a_lockdep_report_is_one_report():
+    text = (_BEGIN + "[ 3.3] ============================================\n"
+            "[ 3.3] WARNING: possible recursive locking detected\n"
+            "[ 3.3] --------------------------------------------\n"
+            "[ 3.3] stack backtrace:\n"
+            "[ 3.3] Call Trace:\n" + _END)
+    assert console.splats(text) == []
+    assert console.missing_expected(text) == []
+
+
+def test_a_bracket_ends_with_its_case():
+    """A case that never printed its end line (it failed an assertion in
+    between) does not hide the reports of the cases after it."""
+    text = (_BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1")
+            + "[ 2.5]     not ok 3 pvk_misuse\n"
+            + _warn("kernel/foo.c:1 foo+0x1", "2.6"))
+    assert console.splats(text) == [(11, "WARNING: CPU: 0 PID: 7 at kernel/foo.c:1 foo+0x1"),
+                                    (13, "Call Trace:")]
+    assert console.missing_expected(text) == [
+        (1, "unlock by non-owner (no 'end of expected warning' before line 9)")]
+
+
+def test_a_lockdep_report_and_a_warn_in_one_bracket_are_two_reports():
+    """pv_spin_unlock() releasing lockdep's record before its owner check:
+    lockdep's "bad unlock balance" report, then the expected WARN."""
+    text = (_BEGIN + "[ 4.46] =====================================\n"
+            "[ 4.46] WARNING: bad unlock balance detected!\n"
+            "[ 4.47] but there are no more locks to release!\n"
+            "[ 4.49] Call Trace:\n"
+            + _warn("../../linux/kernel/locking/pv_spinlock.c:116 pv_spin_unlock+0x987/0xc30")
+            + _END)
+    assert console.splats(text) == [
+        (7, "WARNING: CPU: 0 PID: 7 at ../../linux/kernel/locking/pv_spinlock.c:116"
+            " pv_spin_unlock+0x987/0xc30"),
+        (9, "Call Trace:")]
+
+
+def test_a_trace_without_a_report_in_a_bracket_is_not_expected():
+    text = _BEGIN + "[ 2.0] Call Trace:\n[ 2.0]  dump_stack_lvl+0x62/0x90\n" + _END
+    assert console.splats(text) == [(2, "Call Trace:")]
+    assert console.missing_expected(text) == [(1, "unlock by non-owner")]

@@ -368,29 +368,37 @@ class Check:
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
         return skipped
 
-    def kunit_module_modpost(self, out):
-        """The pv_mutex KUnit suite, built in here, also builds as a module:
-        its source compiled as an external module against the project
-        kernel's Module.symvers, so that modpost rejects a symbol the kernel
-        does not export (as max_lock_depth is not).  One object and modpost."""
-        src = os.path.join(self.tree, "kernel", "locking", "tests", "pv_mutex_kunit.c")
-        name = "pv_mutex_kunit builds as a module (modpost against the project kernel)"
-        if not os.path.exists(src):
-            return
-        if out is None:
-            self.res.case("x86_64", name, False, "not built: the project kernel did not build")
-            return
-        mdir = os.path.join(self.bdir, "out", "pv_mutex_kunit-module")
-        shutil.rmtree(mdir, ignore_errors=True)
-        os.makedirs(mdir)
-        shutil.copy(src, mdir)
-        with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
-            f.write("obj-m += pv_mutex_kunit.o\n")
-        res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
-                       cwd=self.tree)
-        self.res.case("x86_64", name, res.returncode == 0 and
-                      os.path.exists(os.path.join(mdir, "pv_mutex_kunit.ko")),
-                      self.tail(res.stdout + res.stderr))
+    # The series' KUnit suites that are tristate: each must also build as a
+    # module (Documentation/dev-tools/kunit/style.rst).
+    KUNIT_MODULES = ("pv_mutex_kunit", "pv_spinlock_kunit")
+
+    def kunit_module_modpost(self, out, stage="x86_64", kernel="project"):
+        """The KUnit suites, built in here, also build as modules: each
+        source compiled as an external module against the KERNEL kernel's
+        Module.symvers in OUT, so that modpost rejects a symbol the kernel
+        does not export (as max_lock_depth is not).  One object and modpost
+        each.  The debug kernel's run builds the suites' lockdep parts."""
+        for mod in self.KUNIT_MODULES:
+            src = os.path.join(self.tree, "kernel", "locking", "tests", f"{mod}.c")
+            name = f"{mod} builds as a module (modpost against the {kernel} kernel)"
+            if not os.path.exists(src):
+                continue
+            if out is None:
+                self.res.case(stage, name, False,
+                              f"not built: the {kernel} kernel did not build")
+                continue
+            mdir = os.path.join(self.bdir, "out", f"{mod}-module"
+                                + ("" if kernel == "project" else f"-{kernel}"))
+            shutil.rmtree(mdir, ignore_errors=True)
+            os.makedirs(mdir)
+            shutil.copy(src, mdir)
+            with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
+                f.write(f"obj-m += {mod}.o\n")
+            res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
+                           cwd=self.tree)
+            self.res.case(stage, name, res.returncode == 0 and
+                          os.path.exists(os.path.join(mdir, f"{mod}.ko")),
+                          self.tail(res.stdout + res.stderr))
 
     def tuned_stock_config(self, out):
         """variants/stock-tuned, configured (not built) in the check tree,
@@ -450,10 +458,17 @@ class Check:
                 self.res.case("kunit-debug", f"W=1 and sparse clean on the series' lines: {f}"
                               " (debug kernel)", False, "not linted: the debug kernel did not build")
             raise
-        self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
-                        twin.cmdline + [KUNIT_SECOND_RULE],
-                        "debug kernel boots, runs its suites and powers off",
-                        "KUnit on x86_64 with lockdep, KASAN, UBSAN")
+        res = self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
+                              twin.cmdline + [KUNIT_SECOND_RULE],
+                              "debug kernel boots, runs its suites and powers off",
+                              "KUnit on x86_64 with lockdep, KASAN, UBSAN")
+        # The one kernel of make check where these cases can check lockdep:
+        # an earlier suite's expected lockdep report (pv_mutex_kunit's
+        # deadlocks) would make them skip that part.
+        bad = kunit.lockdep_parts_unchecked(res.text)
+        self.res.case("kunit-debug", "the pv_spinlock rtlock cases' lockdep parts ran with"
+                      " lockdep on (passed, not skipped)", not bad,
+                      "; ".join(bad) + f" (console: {res.log_path})")
         # The series' C files the project configuration does not build (the
         # lockdep ones), linted here, after the last boot of this kernel:
         # W=1 objects would otherwise be rebuilt before the next boot.
@@ -461,6 +476,7 @@ class Check:
             for f in self.lint("kunit-debug", out, self.lint_left, self.changed_lines(),
                                " (debug kernel)"):
                 print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
+        self.kunit_module_modpost(out, "kunit-debug", "debug")
         self.noconv_debug_kunit()
 
     def noconv_debug_kunit(self):
@@ -537,7 +553,7 @@ class Check:
         out = os.path.join(self.bdir, "out", "project")
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
-               " && cyclictest-load 10 hackbench && bench-loader-check")
+               " && cyclictest-load 10 hackbench && bench-loader-check && futex-pi-timeout")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
@@ -574,6 +590,7 @@ class Check:
         self.res.case("boot", "insmod pv_mutex_bench leaves the loader's policy and affinity"
                       " alone", bool(bl) and bl[0] == 0,
                       (bl[1][-600:] if bl else "no bench-loader section"))
+        self.boot_futex_pi(secs)
         self.console_cases("boot", "validation boot", res.text, res.log_path)
         self.res.case("boot", "guest command finished and powered off",
                       res.rc == 0 and not res.timed_out,
@@ -582,6 +599,19 @@ class Check:
         if build.series_kunitconfigs(self.top, self.tree):
             self.kunit_counted("boot", "KUnit suites built into the validation kernel",
                                res.log_path)
+
+    def boot_futex_pi(self, secs):
+        """guest/futex-pi-timeout.c: a FUTEX_LOCK_PI2 waiter's 100 ms timeout
+        against an owner running on the other CPU, three runs, each within
+        the program's bound (its header says why 500 ms)."""
+        sec = secs.get("futex-pi")
+        runs = [ln for ln in sec[1] if ": run " in ln] if sec else []
+        for ln in runs:
+            print("        " + ln)
+        self.res.case("boot", "FUTEX_LOCK_PI2 with a 100 ms timeout returns -ETIMEDOUT within"
+                      " 500 ms while the owner runs on the other CPU (3 runs)",
+                      bool(sec) and sec[0] == 0 and len(runs) == 3,
+                      "\n".join(sec[1][-12:]) if sec else "no futex-pi section")
 
     def st_lockdep(self):
         """The converted kernel under lockdep: the debug twin (the project's

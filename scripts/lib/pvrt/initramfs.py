@@ -4,8 +4,8 @@
 Holds a static busybox, rt-tests (cyclictest, hackbench), stress-ng, rtla
 (built from the kernel tree's tools/tracing/rtla into build/tools/rtla by
 scripts/validate, else Debian's) with the shared libraries they link against
-(taken from the host, Debian 12), the guest scripts from guest/ and
-guest/init as /init.  Kernel modules and the
+(taken from the host, Debian 12), the guest scripts from guest/ (its C
+programs built static) and guest/init as /init.  Kernel modules and the
 command to run are appended by scripts/boot as further cpio members, so one
 initramfs serves every kernel and every command.
 """
@@ -76,6 +76,17 @@ def cpio_dir(root, out):
             raise PvrtError(f"cpio/gzip failed writing {out}")
 
 
+def compile_guest(src, dest):
+    """A guest program in C (guest/NAME.c), built static as /pvrt/NAME."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        raise PvrtError(f"gcc not found, needed for {src}: run scripts/setup")
+    res = subprocess.run([gcc, "-O2", "-Wall", "-Werror", "-static", "-pthread", "-o", dest, src],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise PvrtError(f"{src} does not compile:\n{res.stderr.strip()}")
+
+
 def build(top, out):
     need(BUSYBOX, "busybox-static")
     progs = []
@@ -100,7 +111,10 @@ def build(top, out):
         guest = os.path.join(top, "guest")
         shutil.copy2(os.path.join(guest, "init"), os.path.join(root, "init"))
         for name in os.listdir(guest):
-            if name != "init":
+            if name.endswith(".c"):
+                compile_guest(os.path.join(guest, name),
+                              os.path.join(root, "pvrt", name[:-2]))
+            elif name != "init":
                 shutil.copy2(os.path.join(guest, name), os.path.join(root, "pvrt", name))
         with open(os.path.join(root, "etc/passwd"), "w") as f:
             f.write("root:x:0:0:root:/:/bin/sh\n")

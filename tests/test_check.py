@@ -792,7 +792,7 @@ def test_the_board_stage_passes_a_job_that_booted_each_kernel(tmp_path, monkeypa
     assert calls[-1] == "stop"
     argv = calls[3].split()
     assert argv[argv.index("--variants") + 1] == "board-stock,board"
-    assert "--seconds 5 --hwlat-seconds 3" in calls[3]
+    assert "--seconds 5 --hwlat-seconds 3 --load none" in calls[3]
 
 
 @pytest.mark.parametrize("what", ["wrong kernel", "refused", "no samples", "splat"])

@@ -13,8 +13,10 @@ rig's deterministic instruction-counted runs as the test of each step:
      one-sided Mann-Whitney U over the runs, level 0.05), so 5 runs per
      step.  BAD must be bad and GOOD good, or the range holds no answer.
   3. A commit that does not build, or whose runs are invalid (a splat, no
-     samples, a load that did no work: the validity gates of validate), is
-     skipped as `git bisect skip` skips; the search goes on around it.
+     samples, a load that did less than half of its work at GOOD: the
+     validity gates of validate), is skipped as `git bisect skip` skips;
+     the search goes on around it.  One whose first run does not boot to
+     its measurement is skipped after that run.
 
 With --improvement the search is for the commit that made the figure
 better (git bisect's --term-old/--term-new): GOOD is the older, slower

@@ -2,21 +2,25 @@
 """scripts/validate --target ssh://USER@HOST[:PORT]: the job on the user's own board.
 
 Before anything is built, one SSH session checks the board: reachable, the key
-accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present (or
---target-reboot CMD given), the guest scripts' programs present (cyclictest,
+accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present and
+the running kernel able to kexec (/sys/kernel/kexec_loaded, which
+CONFIG_KEXEC gives it; kexec_load_disabled 0; no lockdown), or
+--target-reboot CMD given, the guest scripts' programs present (cyclictest,
 chrt and the load's), and room for a kernel and its modules in --target-dir.
 Each failure is one clear error and nothing is built.
 
 Once built, a kernel whose release (`uname -r`) is the board's own kernel's
 is refused before the board is touched: its modules would replace the board's
 /lib/modules/<release> (unless it is the board's own kernel: the same GNU
-build-id).  Then hwlatdetect runs on the board as it is (rt-tests'
+build-id), and so are modules that do not fit in the board's /lib/modules.
+Then hwlatdetect runs on the board as it is (rt-tests'
 hwlatdetect if the board has it, else the kernel's hwlat tracer through
 tracefs), and for each kernel the job built: its modules replace
 /lib/modules/<release>, the bzImage (and --target-initrd) is copied over,
 `kexec -l` loads it with the variant's command line, the board's own root=,
-console= (from its /proc/cmdline) and a nonce pvrt.job=..., `kexec -e` (or
---target-reboot CMD) boots it, the job waits for SSH to come back and checks
+console= (from its /proc/cmdline) and a nonce pvrt.job=..., `systemctl
+kexec` where systemd runs, else sync and `kexec -e` (or --target-reboot
+CMD) boots it, the job waits for SSH to come back and checks
 that the board booted this kernel (a new boot_id, the nonce in /proc/cmdline,
 `uname -r` and `uname -v` of the build, and the build's GNU build-id in the
 board's /sys/kernel/notes: every build of one tree and config has the same

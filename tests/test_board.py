@@ -24,3 +24,27 @@ def test_the_printed_command_is_one_validate_takes(tmp_path):
     assert opts["--target-ssh-config"].endswith("board/ssh_config")
     assert opts["--target-initrd"].endswith("board/initramfs.cpio.gz")
     assert set(opts) == {"--variants", "--target", "--target-ssh-config", "--target-initrd"}
+
+
+def test_stop_waits_until_the_boards_qemu_is_gone(tmp_path, monkeypatch):
+    """make check's board stage stops the board whatever happens and checks
+    that no QEMU is left: stop() returns once the process group is gone."""
+    import os
+    import subprocess
+    monkeypatch.setattr(board.boot, "QEMU", "sleep")
+    # A "QEMU" that ignores SIGTERM, as a wedged one would: SIGKILL follows.
+    proc = subprocess.Popen(["sh", "-c", "trap '' TERM; exec sleep 600"],
+                            start_new_session=True)
+    d = tmp_path / "board"
+    d.mkdir()
+    (d / "qemu.pid").write_text(f"{proc.pid}\n")
+    import time
+    for _ in range(100):            # until sh has exec'd sleep
+        if b"sleep" in open(f"/proc/{proc.pid}/cmdline", "rb").read():
+            break
+        time.sleep(0.01)
+    assert board.qemu_pid(str(tmp_path)) == proc.pid
+    assert board.stop(str(tmp_path), wait=1) == proc.pid
+    assert board.gone(proc.pid)
+    assert not (d / "qemu.pid").exists() and board.stop(str(tmp_path)) is None
+    assert not os.path.exists(f"/proc/{proc.pid}")

@@ -832,3 +832,118 @@ def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monk
     assert f"FAIL  pv_spinlock_kunit builds as a module (modpost against the {kernel} kernel)" \
         in out and '"max_lock_depth" [pv_spinlock_kunit.ko] undefined' in out
     assert [j[0] for j in c.res.junit] == [stage, stage]
+
+
+def _board_stage(tmp_path, monkeypatch, job):
+    """The board stage with the builds, the board and the job stubbed: JOB(argv, bdir)
+    plays validate --target (writes a report directory, returns or raises)."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    ids = {"board-stock": "aa" * 20, "board": "bb" * 20}
+    calls = []
+
+    def build_(top, tree, name, log=print):
+        calls.append(f"build {name}")
+        return str(tmp_path / "build" / "out" / name)
+    monkeypatch.setattr(check.build, "build", build_)
+    monkeypatch.setattr(check.target, "built_build_id",
+                        lambda out: (ids[os.path.basename(out)], "<"))
+
+    def start(top, bdir, kernel, port, **k):
+        calls.append("start " + kernel.split(os.sep + "out" + os.sep)[1].split(os.sep)[0])
+        running.append(4242)
+        return 40022
+    running = []
+    monkeypatch.setattr(check.board, "start", start)
+    monkeypatch.setattr(check.board, "qemu_pid", lambda bdir: running[-1] if running else None)
+
+    def stop(bdir):
+        calls.append("stop")
+        return running.pop() if running else None
+    monkeypatch.setattr(check.board, "stop", stop)
+    monkeypatch.setattr(check.board, "gone", lambda pid: True)
+
+    def main(argv):
+        calls.append("validate " + " ".join(argv))
+        return job(argv, str(tmp_path / "build"))
+    monkeypatch.setattr(check.validate, "main", main)
+    return check.Check(argparse.Namespace(only="board")), ids, calls
+
+
+def _board_report(bdir, rows):
+    import json
+    d = os.path.join(bdir, "report", "20261124-170000")
+    os.makedirs(d)
+    with open(os.path.join(d, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(rows, f)
+
+
+def _board_rows(ids, **change):
+    hw = {"kind": "hwlat", "max_us": 14, "problems": []}
+    runs = [{"kind": "latency", "variant": v, "load": "stress-set", "run": 1, "samples": 24000,
+             "max": 300, "problems": [], "build_id": ids[v], "log": f"{v}.log"}
+            for v in ("board-stock", "board")]
+    for r in runs:
+        r.update(change.get(r["variant"], {}))
+    return [hw] + runs
+
+
+def test_the_board_stage_passes_a_job_that_booted_each_kernel(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert chk.res.failed == 0 and chk.res.passed == 11, out
+    assert calls[:3] == ["build board-stock", "build board", "start board"]
+    assert calls[-1] == "stop"
+    argv = calls[3].split()
+    assert argv[argv.index("--variants") + 1] == "board-stock,board"
+    assert "--seconds 5 --hwlat-seconds 3 --load none" in calls[3]
+
+
+@pytest.mark.parametrize("what", ["wrong kernel", "refused", "no samples", "splat"])
+def test_the_board_stage_fails_a_wrong_kernel_and_a_bad_run(what, tmp_path, monkeypatch,
+                                                            capsys):
+    """The board booted the other variant's image (the same rows a job
+    without the build-id check would write), the job refused it, a run
+    without samples, a splat: each fails the stage, and the board is stopped."""
+    def job(argv, bdir):
+        if what == "refused":
+            _board_report(bdir, _board_rows(ids)[:1])
+            raise check.target.TargetError("the board booted ... not the kernel just built")
+        change = {"wrong kernel": {"board-stock": {"build_id": ids["board"]}},
+                  "no samples": {"board": {"samples": 0}},
+                  "splat": {"board": {"problems": ["BUG: scheduling while atomic"]}}}[what]
+        _board_report(bdir, _board_rows(ids, **change))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert chk.res.failed and chk.res.passed + chk.res.failed == 11
+    assert calls[-1] == "stop"
+    failing = {"wrong kernel": "board-stock: the board ran the kernel built",
+               "refused": "validate --target ran to its end",
+               "no samples": "board: cyclictest samples",
+               "splat": "board: a clean console"}[what]
+    assert f"FAIL  {failing}" in out
+
+
+def test_the_board_is_stopped_when_it_does_not_start_or_the_job_crashes(tmp_path, monkeypatch,
+                                                                          capsys):
+    def job(argv, bdir):
+        raise KeyboardInterrupt
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    with pytest.raises(KeyboardInterrupt):
+        chk.st_board()
+    assert calls[-1] == "stop"
+
+    def start(*a, **k):
+        raise check.PvrtError("the board did not answer on ssh in 600s")
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert "FAIL  validate --target ran to its end" in out and "did not answer" in out
+    assert chk.res.passed + chk.res.failed == 11 and calls[-1] == "stop"

@@ -281,3 +281,53 @@ def test_a_step_skipped_for_invalid_runs_says_why(tree, tmp_path, monkeypatch, c
     assert step["verdict"] == "skip"
     assert "run 1: BUG: sleeping function" in step["problem"]
     assert data["first_bad"] == rev[5] and data["skipped"] == [rev[4]]
+
+
+def test_a_step_whose_load_did_less_work_than_at_good_is_skipped(tree, tmp_path, monkeypatch,
+                                                                 capsys):
+    """Every run of a bisect is of one variant: the load-work gate compares a
+    step's runs with GOOD's (the same load, the same seconds).  Patch 3's
+    load does a fifth of GOOD's work: its runs are invalid, the step skipped."""
+    _stub(monkeypatch, tmp_path)
+    measure = latbisect.validate.measure
+
+    def lazy(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        if open(os.path.join(work, "n")).read() == "3":
+            row["load_work"] = {"hackbench": 2}
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", lazy)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    capsys.readouterr()
+    data = _json(tmp_path)
+    (step,) = [s for s in data["steps"] if s["commit"] == rev[3]]
+    assert step["verdict"] == "skip"
+    assert "less than 50% of its work at GOOD: hackbench 2, GOOD's median 9" in step["problem"]
+    assert data["first_bad"] == rev[5]
+
+
+def test_a_step_that_does_not_boot_spends_one_run(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    measure = latbisect.validate.measure
+    tried = []
+
+    def no_boot(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        n = open(os.path.join(work, "n")).read()
+        tried.append(n)
+        if n == "3":
+            row.update(samples=0, problems=["timed out after 660s",
+                                            "userspace never started (no PVRT-BOOTED)",
+                                            "no cyclictest section (no PVRT-BEGIN cyclictest)"])
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", no_boot)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    capsys.readouterr()
+    assert tried.count("3") == 1 and tried.count("0") == 3
+    data = _json(tmp_path)
+    (step,) = [s for s in data["steps"] if s["commit"] == rev[3]]
+    assert step["verdict"] == "skip" and len(step["runs"]) == 1
+    assert step["problem"] == ("does not boot: run 1: timed out after 660s; its other 2 run(s)"
+                               " skipped")

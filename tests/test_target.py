@@ -72,7 +72,11 @@ class Board:
 
     def __init__(self, **facts):
         self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar", "od": "/bin/od",
-                      "dir": "ok", "free_kb": str(4 << 20), **facts}
+                      "dir": "ok", "free_kb": str(4 << 20), "kexec_core": "yes",
+                      "kexec_load_disabled": "0", "lockdown": "[none] integrity confidentiality",
+                      **facts}
+        self.modules_room = {"free_kb": str(4 << 20), "old_kb": ""}
+        self.kexec_load_rc = 0
         self.state = {"boot_id": str(uuid.uuid4()), "release": "6.1.0-board",
                       "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet",
                       "notes": notes("0123" * 10).hex()}
@@ -107,7 +111,12 @@ class Board:
         elif cmd.startswith("cat > "):
             self.files[cmd[6:]] = stdin.read()
         elif cmd.startswith("kexec -l"):
+            if self.kexec_load_rc:
+                return subprocess.CompletedProcess(argv, self.kexec_load_rc, b"",
+                                                   b"kexec_load failed: Operation not permitted")
             self.loaded = cmd.split("--append=", 1)[1].strip("'")
+        elif cmd.startswith("mkdir -p /lib/modules; echo free_kb="):
+            out = "".join(f"{k}={v}\n" for k, v in self.modules_room.items())
         elif "PVRT_CMDLINE=" in cmd:
             # --target-reboot's command: the board boots the kernel it names.
             env = dict(w.split("=", 1) for w in shlex.split(cmd) if w.startswith("PVRT_"))
@@ -398,3 +407,107 @@ def test_a_run_that_does_not_finish_keeps_its_output_in_the_log(job, tmp_path):
     rdir, _rows = _results(tmp_path)
     (logf,) = rdir.glob("project-*-board.log")
     assert "halfway" in logf.read_text() and "stuck" in logf.read_text()
+
+
+@pytest.mark.parametrize("facts, says", [
+    ({"kexec_core": "no"}, "cannot kexec: .*built without CONFIG_KEXEC"),
+    ({"kexec_load_disabled": "1"}, "kexec is disabled .*kexec_load_disabled is 1"),
+    ({"lockdown": "none [integrity] confidentiality"}, "locked down \\(integrity"),
+    ({"lockdown": "none integrity [confidentiality]"}, "locked down \\(confidentiality")])
+def test_a_kernel_that_cannot_kexec_is_refused_before_building(job, facts, says):
+    board, built, run = job
+    board.facts.update(facts)
+    with pytest.raises(target.TargetError, match=says + ".*--target-reboot"):
+        run("--variants", "project")
+    assert not built and not any("kexec -l" in c for c in board.commands)
+    # A board that boots its kernels with its own command does not kexec.
+    assert run("--variants", "project", "--target-reboot", "install-and-reboot") == 0
+
+
+def test_kexec_load_refused_on_the_board_is_a_clear_error(job):
+    board, _built, run = job
+    board.kexec_load_rc = 1
+    with pytest.raises(target.TargetError, match="kexec -l refused the kernel .*Operation not"
+                       " permitted.*CONFIG_KEXEC"):
+        run("--variants", "project")
+    assert not any("kexec -e" in c for c in board.commands)
+
+
+def test_modules_that_do_not_fit_in_lib_modules_are_refused_before_touching_it(job, tmp_path,
+                                                                                monkeypatch):
+    board, built, run = job
+    real = build.build_variant
+
+    def big(*a, **k):
+        out = real(*a, **k)
+        with open(os.path.join(out, f"modroot/lib/modules/{RELEASE}/big.ko"), "wb") as f:
+            f.truncate(3 << 20)
+        return out
+    monkeypatch.setattr(build, "build_variant", big)
+    board.modules_room = {"free_kb": str(1 << 10), "old_kb": ""}
+    with pytest.raises(target.TargetError, match="/lib/modules has 1 MiB free .* the modules of"
+                       " project need 4 MiB unpacked"):
+        run("--variants", "project")
+    assert built == ["project"]
+    assert not any(c.startswith(("kexec", "cat >", "rm -rf", "tar")) or "hwlat" in c
+                   for c in board.commands)
+    # The release's old modules, replaced, make the room.
+    board.modules_room = {"free_kb": str(1 << 10), "old_kb": str(3 << 10)}
+    assert run("--variants", "project") == 0
+
+
+def _sh(script, path, env=None):
+    return subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True,
+                          env={"PATH": str(path), **(env or {})}, check=False)
+
+
+@pytest.mark.parametrize("systemd", [False, True])
+def test_kexec_boots_through_systemd_when_it_runs_else_after_a_sync(tmp_path, systemd):
+    """The command the job leaves running on the board: `systemctl kexec`
+    (a clean shutdown) with systemd, else sync and kexec -e."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    for prog in ("systemctl", "kexec", "sync"):
+        (bin_ / prog).write_text(f'#!/bin/sh\necho "{prog} $*" >> {calls}\n')
+        (bin_ / prog).chmod(0o755)
+    run_dir = tmp_path / "run-systemd-system"
+    if systemd:
+        run_dir.mkdir()
+    cmd = target.KEXEC_EXEC.replace("/run/systemd/system", str(run_dir))
+    assert cmd != target.KEXEC_EXEC
+    res = _sh(cmd, f"{bin_}:/bin:/usr/bin")
+    assert res.returncode == 0, res.stderr
+    assert calls.read_text().split("\n")[:-1] == (["systemctl kexec"] if systemd
+                                                  else ["sync ", "kexec -e"])
+
+
+def test_the_job_boots_each_kernel_through_the_clean_kexec(job):
+    board, _built, run = job
+    assert run("--variants", "project") == 0
+    (boot,) = [c for c in board.commands if "kexec -e" in c]
+    assert "systemctl kexec" in boot and boot.startswith("setsid sh -c ")
+
+
+def test_the_hwlat_tracer_fallback_restores_the_tracer_and_tracing_on(tmp_path):
+    """No hwlatdetect on the board: the hwlat tracer through tracefs (here a
+    directory of files), its tracer, tracing_on and threshold as before after."""
+    t = tmp_path / "tracing"
+    t.mkdir()
+    for name, text in (("available_tracers", "hwlat function nop"), ("current_tracer", "function"),
+                       ("tracing_on", "0"), ("tracing_thresh", "0"),
+                       ("tracing_max_latency", "0"),
+                       ("trace", "# tracer: hwlat\n<...>-12 [000] d... 10.1: #1 inner/outer(us):"
+                                 " 14/12 ts:1.2 count:1\n")):
+        (t / name).write_text(text + "\n")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for prog in ("cat", "grep", "sleep", "mount"):
+        real = subprocess.run(["sh", "-c", f"command -v {prog}"], capture_output=True,
+                              text=True).stdout.strip()
+        (bin_ / prog).symlink_to(real)
+    res = _sh(target.hwlat_script(0, tracefs=str(t)), bin_)
+    assert "# tool hwlat-tracer" in res.stdout and "PVRT-END hwlat rc=0" in res.stdout
+    assert (t / "current_tracer").read_text() == "function\n"
+    assert (t / "tracing_on").read_text() == "0\n"
+    assert (t / "tracing_thresh").read_text() == "0\n"

@@ -172,10 +172,41 @@ def start(top, bdir, kernel, port, memory=1024, timeout=600):
     raise PvrtError(f"the board did not answer on ssh in {timeout}s: {console_log}")
 
 
-def stop(bdir):
+def gone(pid):
+    """Has process PID exited (and, if it is our child, been reaped)?"""
+    try:
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        return done == pid
+    except ChildProcessError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def _killpg(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def stop(bdir, wait=30):
+    """Stop the running board's QEMU (its process group): SIGTERM, then
+    SIGKILL after WAIT seconds.  Returns its pid, or None when none ran."""
     pid = qemu_pid(bdir)
     if pid:
-        os.killpg(pid, signal.SIGTERM)
+        _killpg(pid, signal.SIGTERM)
+        end = time.monotonic() + wait
+        while not gone(pid) and time.monotonic() < end:
+            time.sleep(0.2)
+        if not gone(pid):
+            _killpg(pid, signal.SIGKILL)
+            end = time.monotonic() + 10
+            while not gone(pid) and time.monotonic() < end:
+                time.sleep(0.2)
         log(f"board stopped (pid {pid})")
     else:
         log("no board runs")
@@ -183,6 +214,7 @@ def stop(bdir):
         os.remove(os.path.join(board_dir(bdir), "qemu.pid"))
     except OSError:
         pass
+    return pid
 
 
 def validate_command(bdir, port):

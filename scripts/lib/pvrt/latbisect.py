@@ -13,8 +13,10 @@ rig's deterministic instruction-counted runs as the test of each step:
      one-sided Mann-Whitney U over the runs, level 0.05), so 5 runs per
      step.  BAD must be bad and GOOD good, or the range holds no answer.
   3. A commit that does not build, or whose runs are invalid (a splat, no
-     samples, a load that did no work: the validity gates of validate), is
-     skipped as `git bisect skip` skips; the search goes on around it.
+     samples, a load that did less than half of its work at GOOD: the
+     validity gates of validate), is skipped as `git bisect skip` skips;
+     the search goes on around it.  One whose first run does not boot to
+     its measurement is skipped after that run.
 
 With --improvement the search is for the commit that made the figure
 better (git bisect's --term-old/--term-new): GOOD is the older, slower
@@ -106,10 +108,45 @@ def figure_of(runs, key):
     return statistics.median(vals) if vals else None
 
 
+def judge_load(runs, good_runs=None):
+    """Set each run's "load_problem" (report.judge_load's validity gate),
+    with GOOD's runs GOOD_RUNS as the measure: every run of a bisect is of
+    one variant, so report.judge_load, which compares a run's load work with
+    the other kernels', finds only a load that did no work.  A run whose load
+    did less than report.LOAD_WORK_FRACTION of the median work of GOOD's runs
+    (the same load for the same seconds), for some kind of work, is invalid.
+    Returns RUNS."""
+    report.judge_load(runs)
+    ref = [g["load_work"] for g in good_runs or () if g.get("load_work")]
+    for r in runs:
+        work = r.get("load_work")
+        if r.get("load_problem") or not work or r.get("load") == "none" or not ref:
+            continue
+        short = []
+        for kind in sorted(set().union(*ref)):
+            med = statistics.median(g.get(kind, 0) for g in ref)
+            if med and work.get(kind, 0) < report.LOAD_WORK_FRACTION * med:
+                short.append(f"{kind} {work.get(kind, 0)}, GOOD's median {med:g}")
+        if short:
+            r["load_problem"] = (f"the load did less than {report.LOAD_WORK_FRACTION:.0%} of"
+                                 " its work at GOOD: " + "; ".join(short))
+    return runs
+
+
+# A run's problems that say its kernel did not boot to the measurement.
+NO_BOOT = ("userspace never started", "timed out after", "no cyclictest section")
+
+
+def boot_failure(row):
+    """The problem of run ROW that says it did not boot, or None."""
+    return next((p for p in row.get("problems") or () if p.startswith(NO_BOOT)), None)
+
+
 def verdict(runs, good_runs, key, threshold, load, improvement=False):
-    """'good', 'bad' or SKIP for a step's runs against GOOD's.  'bad' is
-    the state BAD is in: worse than GOOD, or with IMPROVEMENT better."""
-    valid = report.latency_rows(report.judge_load(list(runs)), load)
+    """'good', 'bad' or SKIP for a step's runs (judged by judge_load)
+    against GOOD's.  'bad' is the state BAD is in: worse than GOOD, or with
+    IMPROVEMENT better."""
+    valid = report.latency_rows(runs, load)
     if not valid or len(valid) < len(runs):
         return SKIP
     if threshold is not None:
@@ -198,7 +235,7 @@ def main(argv=None):
         with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=1)
 
-    def measure(commit):
+    def measure(commit, good_runs=None):
         try:
             git(work, "checkout", "-q", "--detach", commit)
         except subprocess.CalledProcessError as e:
@@ -216,10 +253,20 @@ def main(argv=None):
         sdir = os.path.join(outdir, commit[:12])     # each step's consoles kept
         os.makedirs(sdir, exist_ok=True)
         for n in range(1, runs + 1):
-            step["runs"].append(validate.measure(top, bdir, work, args.variant, args.seconds,
-                                                 args.load, n, sdir, out, cpus=args.cpus))
+            row = validate.measure(top, bdir, work, args.variant, args.seconds, args.load, n,
+                                   sdir, out, cpus=args.cpus)
+            step["runs"].append(row)
+            why = boot_failure(row)
+            if why:
+                # Its other runs would fail the same way, each after its time-out.
+                step["problem"] = (f"does not boot: run {n}: {why}"
+                                   + (f"; its other {runs - n} run(s) skipped" if n < runs
+                                      else ""))
+                save()
+                return step
+        judge_load(step["runs"], good_runs)
         step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
-        bad_runs = report.invalid_runs(report.judge_load(list(step["runs"])))
+        bad_runs = report.invalid_runs(step["runs"])
         if bad_runs:
             # The reasons a step is skipped, in the log and bisect.json.
             step["problem"] = "invalid runs: " + "; ".join(
@@ -228,7 +275,7 @@ def main(argv=None):
         return step
 
     good_step = measure(good)
-    good_runs = report.latency_rows(report.judge_load(good_step["runs"]), args.load)
+    good_runs = report.latency_rows(good_step["runs"], args.load)
     if good_step.get("problem") or len(good_runs) < runs:
         raise BisectError(f"GOOD {args.good} does not give {runs} valid runs:"
                           f" {good_step.get('problem') or 'see ' + outdir}")
@@ -248,7 +295,7 @@ def main(argv=None):
     save()
 
     def test(commit):
-        step = measure(commit)
+        step = measure(commit, good_runs)
         step["verdict"] = SKIP if step.get("problem") else verdict(
             step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"

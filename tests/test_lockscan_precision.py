@@ -4,6 +4,7 @@ lock, and the reason it prints is the state really held at the site
 (issue 20, the static table's caveats).  Each case is a recorded excerpt of
 the 6.12 sources, cut down to what decides it."""
 
+import re
 import textwrap
 
 from pvrt import lockscan
@@ -356,3 +357,355 @@ def test_a_long_chain_of_wrappers_settles(tmp_path):
     res = lockscan.analyse_class(tree, "chain_lock")
     (site,) = res["sites"]
     assert site["context"] == "process", site["reason"]
+
+
+# issue 20, round 3, item 1: a lock a callee releases on some returns only
+
+SIGNAL = {**TASK_H, "kernel/fork.c": """\
+    struct file *get_task_exe_file(struct task_struct *task)
+    {
+    \tstruct file *exe_file = NULL;
+
+    \ttask_lock(task);
+    \texe_file = get_mm_exe_file(task->mm);
+    \ttask_unlock(task);
+    \treturn exe_file;
+    }
+    """, "kernel/signal.c": """\
+    static void print_fatal_signal(int signr)
+    {
+    \tstruct file *exe_file;
+
+    \texe_file = get_task_exe_file(current);
+    \tpr_info("potentially unexpected fatal signal %d.\\n", signr);
+    }
+
+    static bool do_signal_stop(int signr)
+    \t__releases(&current->sighand->siglock)
+    {
+    \tstruct signal_struct *sig = current->signal;
+
+    \tif (!(current->jobctl & JOBCTL_STOP_PENDING)) {
+    \t\tif (unlikely(sig->flags & SIGNAL_GROUP_EXIT))
+    \t\t\treturn false;
+    \t\tsig->group_stop_count = 0;
+    \t}
+
+    \tif (likely(!current->ptrace)) {
+    \t\tset_special_state(TASK_STOPPED);
+    \t\tspin_unlock_irq(&current->sighand->siglock);
+    \t\tschedule();
+    \t\treturn true;
+    \t} else {
+    \t\ttask_set_jobctl_pending(current, JOBCTL_TRAP_STOP);
+    \t\treturn false;
+    \t}
+    }
+
+    bool get_signal(struct ksignal *ksig)
+    {
+    \tstruct sighand_struct *sighand = current->sighand;
+    \tstruct signal_struct *signal = current->signal;
+    \tint signr;
+
+    relock:
+    \tspin_lock_irq(&sighand->siglock);
+
+    \tfor (;;) {
+    \t\tif (signal->flags & SIGNAL_GROUP_EXIT) {
+    \t\t\tsignr = SIGKILL;
+    \t\t\tgoto fatal;
+    \t\t}
+
+    \t\tif (unlikely(current->jobctl & JOBCTL_STOP_PENDING) &&
+    \t\t    do_signal_stop(0))
+    \t\t\tgoto relock;
+
+    \t\tsignr = dequeue_signal(&current->blocked, &ksig->info, &type);
+    \t\tif (!signr)
+    \t\t\tbreak;
+
+    \t\tif (sig_kernel_stop(signr)) {
+    \t\t\tif (likely(do_signal_stop(signr))) {
+    \t\t\t\t/* It released the siglock.  */
+    \t\t\t\tgoto relock;
+    \t\t\t}
+    \t\t\tcontinue;
+    \t\t}
+
+    \tfatal:
+    \t\tspin_unlock_irq(&sighand->siglock);
+    \t\tcurrent->flags |= PF_SIGNALED;
+
+    \t\tif (sig_kernel_coredump(signr)) {
+    \t\t\tif (print_fatal_signals)
+    \t\t\t\tprint_fatal_signal(signr);
+    \t\t\tdo_coredump(&ksig->info);
+    \t\t}
+    \t\tdo_group_exit(signr);
+    \t}
+    \tspin_unlock_irq(&sighand->siglock);
+    \treturn signr > 0;
+    }
+
+    SYSCALL_DEFINE0(pause_for_signal)
+    {
+    \tstruct ksignal ksig;
+
+    \tget_signal(&ksig);
+    \treturn 0;
+    }
+    """}
+
+
+def test_a_lock_the_callee_releases_when_it_returns_true_is_not_held_after(tmp_path):
+    """6.12's get_signal(): `if (likely(do_signal_stop(signr))) goto relock;`
+    where do_signal_stop() drops siglock on its `return true` path only.
+    Counted held on that goto, siglock was held twice after `relock:` and
+    still once after the spin_unlock_irq() at `fatal:`, so task_lock() in
+    print_fatal_signal() was "nested in a spinlock_t (spin_lock_irq())"."""
+    res = lockscan.analyse_class(tree_of(tmp_path, SIGNAL), "&p->alloc_lock")
+    (site,) = res["sites"]
+    assert site["function"] == "task_lock"
+    assert site["context"] == "process", site["reason"]
+    assert site["reason"] == "a system call"
+    assert [c.split(" (")[0] for c in site["chain"]] == [
+        "task_lock", "get_task_exe_file", "print_fatal_signal", "get_signal",
+        "SYSCALL_DEFINE0"]
+
+
+def test_the_lock_is_still_held_where_the_callee_returned_false(tmp_path):
+    """do_signal_stop()'s `return false` paths keep siglock (its
+    __releases() annotation notwithstanding): a call made there is nested
+    in it."""
+    files = dict(SIGNAL)
+    files["kernel/signal.c"] = files["kernel/signal.c"].replace(
+        "    \t\t\t}\n    \t\t\tcontinue;\n",
+        "    \t\t\t}\n    \t\t\tprint_fatal_signal(signr);\n    \t\t\tcontinue;\n")
+    res = lockscan.analyse_class(tree_of(tmp_path, files), "&p->alloc_lock")
+    (site,) = res["sites"]
+    assert site["context"] == "atomic"
+    assert site["reason"].startswith("nested in a spinlock_t (spin_lock_irq() line 38)"), \
+        site["reason"]
+    assert site["chain"][-1].startswith("get_signal (kernel/signal.c:59)")
+
+
+DROP = {"kernel/a.c": """\
+    static DEFINE_SPINLOCK(outer_lock);
+    static DEFINE_SPINLOCK(inner_lock);
+
+    static bool drop_if(int x)
+    {
+    \tif (x)
+    \t\treturn false;
+    \tspin_unlock(&outer_lock);
+    \treturn true;
+    }
+
+    static int drop_err(int x)
+    {
+    \tint ret = check(x);
+
+    \tif (ret) {
+    \t\tspin_unlock(&outer_lock);
+    \t\treturn ret;
+    \t}
+    \treturn 0;
+    }
+
+    static void use(void)
+    {
+    \tspin_lock(&inner_lock);
+    \tspin_unlock(&inner_lock);
+    }
+
+    SYSCALL_DEFINE1(CASE, int, x)
+    {
+    \tspin_lock(&outer_lock);
+    \tBODY
+    \treturn 0;
+    }
+    """}
+
+
+def _drop(tmp_path, case, body):
+    files = {"kernel/a.c": DROP["kernel/a.c"].replace("CASE", case).replace(
+        "BODY", body.replace("\n", "\n    \t"))}
+    (site,) = lockscan.analyse_class(tree_of(tmp_path / case, files), "inner_lock")["sites"]
+    return site["context"]
+
+
+def test_conditional_release_forms(tmp_path):
+    """Which branch of an if the callee's release reaches: the then branch
+    of `f()`, the else branch of `!f()`, the then branch of `a && f()`;
+    a return whose value is not known counts on both sides, and any other
+    condition keeps the lock held (the safe side)."""
+    process = {
+        "then": "if (drop_if(x))\n\tuse();",
+        "not_else": "if (!drop_if(x))\n\treturn 0;\nuse();",
+        "and_then": "if (x > 1 && likely(drop_if(x)))\n\tuse();",
+        "err_then": "if (drop_err(x))\n\tuse();",
+    }
+    atomic = {
+        "else": "if (drop_if(x))\n\treturn 0;\nuse();",
+        "not_then": "if (!drop_if(x))\n\tuse();",
+        "and_else": "if (x > 1 && drop_if(x))\n\treturn 0;\nuse();",
+        "or_then": "if (x > 1 || drop_if(x))\n\tuse();",
+        "err_else": "if (drop_err(x))\n\treturn 0;\nuse();",
+        "value": "y = drop_if(x);\nuse();",
+    }
+    got = {c: _drop(tmp_path, c, b) for c, b in {**process, **atomic}.items()}
+    assert got == {**{c: "process" for c in process}, **{c: "atomic" for c in atomic}}
+
+
+# issue 20, round 3, item 2: a call binds to its own architecture's definition
+
+ARCH = {"mm/memory.c": """\
+    static DEFINE_SPINLOCK(fault_lock);
+
+    vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+    \t\t\t   unsigned int flags, struct pt_regs *regs)
+    {
+    \tspin_lock(&fault_lock);
+    \tspin_unlock(&fault_lock);
+    \treturn 0;
+    }
+    """, "arch/riscv/mm/fault.c": """\
+    void handle_page_fault(struct pt_regs *regs)
+    {
+    \thandle_mm_fault(vma, addr, flags, regs);
+    }
+
+    SYSCALL_DEFINE0(riscv_fault)
+    {
+    \thandle_page_fault(NULL);
+    \treturn 0;
+    }
+    """, "arch/um/kernel/trap.c": """\
+    int handle_page_fault(unsigned long address, unsigned long ip,
+    \t\t      int is_write, int is_user, int *code_out)
+    {
+    \thandle_mm_fault(vma, address, flags, NULL);
+    \treturn 0;
+    }
+    """, "arch/um/kernel/skas/uaccess.c": """\
+    static pte_t *maybe_map(unsigned long virt, int is_write)
+    {
+    \tint dummy_code;
+
+    \tif (handle_page_fault(virt, 0, is_write, 1, &dummy_code))
+    \t\treturn NULL;
+    \treturn virt_to_pte(current->mm, virt);
+    }
+
+    SYSCALL_DEFINE0(um_futex)
+    {
+    \tpreempt_disable();
+    \tmaybe_map(0, 1);
+    \tpreempt_enable();
+    \treturn 0;
+    }
+    """}
+
+
+def test_a_caller_in_arch_um_calls_arch_um_s_definition(tmp_path):
+    """UML's maybe_map() calls UML's handle_page_fault(), never riscv's:
+    the atomic chain goes through arch/um/kernel/trap.c, and riscv's
+    definition is entered from riscv's caller only."""
+    (site,) = lockscan.analyse_class(tree_of(tmp_path, ARCH), "fault_lock")["sites"]
+    assert site["context"] == "atomic"
+    assert site["reason"] == "preemption disabled (preempt_disable() line 12)"
+    assert site["chain"] == ["handle_mm_fault (mm/memory.c:6)",
+                             "handle_page_fault (arch/um/kernel/trap.c:4)",
+                             "maybe_map (arch/um/kernel/skas/uaccess.c:5)",
+                             "SYSCALL_DEFINE0 (arch/um/kernel/skas/uaccess.c:13)"]
+    assert site["contexts"]["process"]["chain"] == [
+        "handle_mm_fault (mm/memory.c:6)", "handle_page_fault (arch/riscv/mm/fault.c:3)",
+        "SYSCALL_DEFINE0 (arch/riscv/mm/fault.c:8)"]
+    for ctx in site["contexts"].values():
+        archs = [re.match(r".*\((arch/\w+/)?", c).group(1) for c in ctx["chain"]]
+        assert len({a for a in archs if a}) <= 1, ctx["chain"]
+
+
+def test_generic_code_reaches_every_architecture_s_definition(tmp_path):
+    """A call from generic code may be any architecture's definition: each
+    one's site is decided by the generic caller, and named with its own
+    path."""
+    files = {"arch/riscv/mm/tlb.c": """\
+        static DEFINE_SPINLOCK(flush_lock);
+
+        void arch_flush(void)
+        {
+        \tspin_lock(&flush_lock);
+        \tspin_unlock(&flush_lock);
+        }
+        """, "arch/um/kernel/tlb.c": """\
+        void arch_flush(void)
+        {
+        \tspin_lock(&flush_lock);
+        \tspin_unlock(&flush_lock);
+        }
+        """, "mm/flush.c": """\
+        SYSCALL_DEFINE0(flush)
+        {
+        \tpreempt_disable();
+        \tarch_flush();
+        \tpreempt_enable();
+        \treturn 0;
+        }
+        """}
+    res = lockscan.analyse_class(tree_of(tmp_path, files), "flush_lock")
+    got = [(r["path"], r["context"], r["chain"][1]) for r in res["sites"]]
+    assert got == [("arch/riscv/mm/tlb.c", "atomic", "SYSCALL_DEFINE0 (mm/flush.c:4)"),
+                   ("arch/um/kernel/tlb.c", "atomic", "SYSCALL_DEFINE0 (mm/flush.c:4)")]
+
+
+def test_a_callee_s_effect_is_its_own_architecture_s(tmp_path):
+    """UML's drop_outer() releases the lock its caller took, riscv's does
+    not: after the call the lock is free in arch/um only.  Generic code may
+    call either, so it is held there (the safe side)."""
+    files = {"include/linux/outer.h": """\
+        extern spinlock_t outer_lock;
+        """, "arch/um/kernel/drop.c": """\
+        void drop_outer(void)
+        {
+        \tspin_unlock(&outer_lock);
+        }
+
+        SYSCALL_DEFINE0(um_case)
+        {
+        \tspin_lock(&outer_lock);
+        \tdrop_outer();
+        \tspin_lock(&inner_lock);
+        \tspin_unlock(&inner_lock);
+        \treturn 0;
+        }
+        """, "arch/riscv/kernel/drop.c": """\
+        void drop_outer(void)
+        {
+        \tcheck_outer();
+        }
+
+        SYSCALL_DEFINE0(riscv_case)
+        {
+        \tspin_lock(&outer_lock);
+        \tdrop_outer();
+        \tspin_lock(&inner_lock);
+        \tspin_unlock(&inner_lock);
+        \tspin_unlock(&outer_lock);
+        \treturn 0;
+        }
+        """, "kernel/drop.c": """\
+        SYSCALL_DEFINE0(generic_case)
+        {
+        \tspin_lock(&outer_lock);
+        \tdrop_outer();
+        \tspin_lock(&inner_lock);
+        \tspin_unlock(&inner_lock);
+        \treturn 0;
+        }
+        """}
+    res = lockscan.analyse_class(tree_of(tmp_path, files), "inner_lock")
+    got = {r["path"]: r["context"] for r in res["sites"]}
+    assert got == {"arch/riscv/kernel/drop.c": "atomic", "arch/um/kernel/drop.c": "process",
+                   "kernel/drop.c": "atomic"}

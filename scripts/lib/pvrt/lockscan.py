@@ -28,6 +28,25 @@ deliberately pessimistic:
   never returns (NORETURN, a definition marked __noreturn, a static
   function whose every path ends in one) ends its path: what panic() or
   make_task_dead() disable on the way down reaches no later statement.
+  A callee that drops its caller's lock on some returns only is read by
+  the value it returns there: `if (f(...))`, `if (!f(...))` and
+  `if (a && f(...))` (likely()/unlikely() looked through) drop in the
+  branch the returns imply what f drops on every return of that truth
+  value (`return true`/a non-zero number/an error code, `return
+  false`/0/NULL; any other value counts on both sides).  get_signal()'s
+  `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
+  `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
+  annotated so and keeps siglock on its `return false` paths.
+- A call binds to the definitions it can reach: one in the caller's own
+  file, else no static function of another .c file, and by architecture:
+  code under arch/A (UML's arch/x86/um, the arch/x86 files UML builds,
+  arm64's arch/arm/xen included) calls arch/A's definitions and generic
+  ones, generic code any architecture's.  The caller walk follows the
+  same rule upwards: riscv's handle_page_fault() is never entered from
+  arch/um.  Definitions of several architectures merge to every
+  acquisition and the releases all of them share, a definition that is
+  more than an empty stub and drops nothing included (generic code after
+  a call only UML's definition releases still holds the lock).
 - A member class whose struct is known (CATALOG's note, or for another
   `&x->member` the struct its spin_lock_init(&x->member) names) takes only
   the sites whose base is that struct or cannot be typed (the safe side):
@@ -62,7 +81,17 @@ pass is unsafe):
 - a conditional acquisition is understood only in the exact forms
   `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
   the lock held on both branches (safe); a wrapper that returns the lock
-  held only on some paths counts as held on those;
+  held only on some paths counts as held on those; a conditional release
+  only in the forms above (a value stored and tested later, a switch or
+  a loop condition: held on both sides, safe);
+- two definitions of one architecture or both generic (the sides of an
+  #if) merge to the releases the wrappers among them share, a stub that
+  drops nothing left out (its pair of the acquiring stub is a stub too):
+  a lock taken directly and dropped by a release-only wrapper with a
+  non-stub twin that keeps it is counted released (unsafe);
+- a call from a short-circuited operand (`a && f()`) counts as made on
+  every path: a release f makes on every return is counted even where f
+  was not called (unsafe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
 - a work item counts as process context unless a statement of the tree
@@ -750,6 +779,72 @@ def _trylock_form(cond):
     return neg
 
 
+def _as_effect(w):
+    """A wrappers entry (acquired, released, takes the target) as an effect
+    (..., released on non-zero returns, released on zero returns)."""
+    return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]))
+
+
+def _ret_sides(val):
+    """Which truth values `return VAL` can give its caller's if: {False}
+    for 0, false and NULL, {True} for true, a non-zero number, an error code
+    or ERR_PTR(), both for anything else."""
+    val = val.strip()
+    if re.match(r"^\(?(0[uUlL]*|false|NULL)\)?$", val):
+        return (False,)
+    if re.match(r"^\(?(true|[1-9]\d*[uUlL]*|-\s*[1-9]\d*|-\s*E[A-Z0-9]+)\)?$", val) or \
+            re.match(r"^(ERR_PTR|ERR_CAST)\(.*\)$", val):
+        return (True,)
+    return (True, False)
+
+
+def _split_top(toks, op):
+    """TOKS split at OP outside brackets."""
+    parts, cur, depth = [], [], 0
+    for t in toks:
+        if t[0] in "([{":
+            depth += 1
+        elif t[0] in ")]}":
+            depth -= 1
+        if t[0] == op and depth == 0:
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    return parts + [cur]
+
+
+def _call_form(toks):
+    """(name, negated) when TOKS is exactly a call `f(...)` or `!f(...)`,
+    in parentheses or likely()/unlikely() or not; else None."""
+    neg = False
+    toks = list(toks)
+    while toks:
+        if toks[0][0] == "!":
+            neg, toks = not neg, toks[1:]
+            continue
+        if toks[0][0] in ("likely", "unlikely") and len(toks) > 1 and toks[1][0] == "(":
+            toks = toks[1:]
+        if toks[0][0] == "(":
+            try:
+                if _match(toks, 0) == len(toks) - 1:
+                    toks = toks[1:-1]
+                    continue
+            except Unparsable:
+                return None
+            return None
+        break
+    if len(toks) < 3 or not re.match(r"^[A-Za-z_]\w*$", toks[0][0]) or \
+            toks[0][0] in _KEYWORDS or toks[1][0] != "(":
+        return None
+    try:
+        if _match(toks, 1) != len(toks) - 1:
+            return None
+    except Unparsable:
+        return None
+    return toks[0][0], neg
+
+
 class Target:
     """How a class appears in the source: a regular expression over the
     text of a lock argument, and the words whose files are read."""
@@ -831,8 +926,14 @@ class Scan:
     """One pass over one function: sites of the target, calls of tracked
     functions with the state there, and the function's net effect."""
 
-    def __init__(self, func, target, wrappers, tracked, noreturn=None):
+    def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        # what a call NAME from this function does: (acquired, released,
+        # takes the target, released when it returns non-zero, released
+        # when it returns zero), bound to the definitions this function can
+        # call (Analysis.effect_of()); by name alone without an Analysis
+        self.effect = effect or (lambda name: _as_effect(self.wrappers.get(name)))
+        self.cond_rel = ([], [])      # kinds released on the non-zero / zero returns
         # names of functions that never return: global, or (path, name)
         # for a static one inferred from its body
         self.noreturn = noreturn if noreturn is not None else NORETURN
@@ -843,6 +944,7 @@ class Scan:
         self.labels = {}
         self.end_state = None
         self.returns = []             # the state at each successful return
+        self.all_returns = []         # (value, state) of every return
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
         self.breaks = []              # what the breaks of each enclosing loop held
@@ -884,8 +986,10 @@ class Scan:
         self._block(toks, 0, st)
         self.sites, self.calls, self.returns, self.any_return = [], [], [], None
         self.aliases, self.returns_lock, self.excluded = set(), False, []
+        self.all_returns = []
         _i, st, term = self._block(toks, 0, State())
         self.never_returns = bool(term and self.any_return is None)
+        self.cond_rel = self._cond_releases(None if term else st)
         rets = list(self.returns)
         if not term:
             rets.append(st)
@@ -894,6 +998,19 @@ class Scan:
             anyr = anyr.merge(st) if anyr else st.copy()
         self.end_state = self._net(rets, anyr)
         return self
+
+    def _cond_releases(self, end):
+        """(kinds released on every return that may be non-zero, kinds
+        released on every return that may be zero): what a caller's
+        `if (f())` has dropped in its then and else branch.  A return whose
+        value the pass cannot tell (`return ret;`, the end of the body)
+        counts on both sides."""
+        sides = {True: None, False: None}
+        for val, s in self.all_returns + ([("", end)] if end is not None else []):
+            for side in _ret_sides(val):
+                sides[side] = s.copy() if sides[side] is None else sides[side].merge(s)
+        return tuple(sorted(k for k, n in s.held.items() if n < 0 and k != "self")
+                     if s is not None else [] for s in (sides[True], sides[False]))
 
     @staticmethod
     def _net(rets, anyr):
@@ -960,6 +1077,12 @@ class Scan:
                 # a conditional acquisition holds in one branch only; any
                 # other form of condition: held on both branches
                 s_in, s_out = (pre, st) if form else (st, pre)
+            # a callee that drops a lock on its non-zero (or zero) returns
+            # only: `if (likely(do_signal_stop(signr))) goto relock;`
+            rel_then, rel_else = self._cond_effect(toks[i + 2:c])
+            s_in, s_out = s_in.copy(), s_out.copy()
+            s_in.release(rel_then)
+            s_out.release(rel_else)
             self.conds.append(cond)
             j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
             self.conds.pop()
@@ -1037,9 +1160,39 @@ class Scan:
             if val and self._binds(val):
                 self.returns_lock = True
             self.any_return = self.any_return.merge(st) if self.any_return else st.copy()
+            self.all_returns.append((val, st.copy()))
             if not self._failure(val):
                 self.returns.append(st.copy())
         return j + 1, st, t in ("return", "goto", "break", "continue")
+
+    def _cond_effect(self, ctoks):
+        """(released in the then branch, released in the else branch) of
+        `if (CTOKS)` beyond what the calls in it release on every return:
+        for a condition that is a call `f(...)`, `!f(...)` (likely() and
+        unlikely() looked through) or a conjunction `a && f(...)`, what f
+        drops on the returns that branch implies.  The else branch of a
+        conjunction of several terms may not have called f, and a
+        condition with || implies nothing: no release there (the safe
+        side)."""
+        parts = _split_top(ctoks, "&&")
+        if any(_split_top(p, "||")[1:] for p in parts):
+            return [], []
+        rel_then, rel_else = [], []
+        for p in parts:
+            call = _call_form(p)
+            if call is None:
+                continue
+            name, neg = call
+            eff = self.effect(name)
+            if eff is None:
+                continue
+            always = set(eff[1])
+            on_true = [k for k in eff[3] if k not in always]
+            on_false = [k for k in eff[4] if k not in always]
+            rel_then += on_false if neg else on_true
+            if len(parts) == 1:
+                rel_else += on_true if neg else on_false
+        return rel_then, rel_else
 
     def _loop(self, toks, i, end, st):
         """A loop or switch body at toks[i]: (end, state after it), with
@@ -1142,9 +1295,9 @@ class Scan:
                 self._binds(texts[0]):
             st.release(["self"])
             return
-        w = self.wrappers.get(name)
-        if w is not None:
-            acq, rel, takes = w
+        w = self.effect(name)
+        if w is not None and (w[0] or w[1] or w[2]):
+            acq, rel, takes = w[:3]
             if takes:
                 self._site(name, f"{name}()", line, st, [], via=name)
                 st.acquire(["self"], f"{name}() line {line}")
@@ -1165,6 +1318,43 @@ class Scan:
                            "via": via, "passed": None})
 
 
+# --- architectures ------------------------------------------------------------------
+
+# Files of one architecture's directory that another one builds: UML builds
+# arch/x86/um/ (its own) and, as its SUBARCH, parts of arch/x86/lib and
+# arch/x86/kernel and includes arch/x86/include; arm64 builds arch/arm/xen/.
+_ARCH_SHARED = [(r"^arch/x86/um/", {"um"}),
+                (r"^arch/x86/(lib/|include/|kernel/module\.c$|kernel/sys_ia32\.c$)",
+                 {"x86", "um"}),
+                (r"^arch/arm/(xen|include/asm/xen)/", {"arm", "arm64"})]
+
+
+def arch_of(path):
+    """The architectures whose build a file of PATH is part of (a
+    frozenset), or None for generic code (every architecture's)."""
+    for rx, archs in _ARCH_SHARED:
+        if re.match(rx, path):
+            return frozenset(archs)
+    m = re.match(r"^arch/([^/]+)/", path)
+    return frozenset([m.group(1)]) if m else None
+
+
+def arch_compatible(a, b):
+    """Whether code of architectures A may call a definition of B (each
+    from arch_of()): generic code reaches every architecture and every
+    architecture reaches generic code."""
+    return a is None or b is None or bool(a & b)
+
+
+def _is_stub(f):
+    """Whether definition F is an empty stub (`{}`, `{ return 0; }`,
+    `do {} while (0)`): it calls nothing."""
+    toks = f.toks
+    return not any(re.match(r"^[A-Za-z_]\w*$", t) and t not in _KEYWORDS
+                   and i + 1 < len(toks) and toks[i + 1][0] == "("
+                   for i, (t, _l) in enumerate(toks))
+
+
 # --- the pass ---------------------------------------------------------------------
 
 class Analysis:
@@ -1177,6 +1367,8 @@ class Analysis:
         self.funcs = {}            # path -> [Func]
         self.by_name = {}          # name -> [Func]
         self.wrappers = {}         # name -> (acquired kinds, released kinds, takes target)
+        self.effects = {}          # definition key -> its own effect (_own_effect())
+        self._effect_memo = {}     # (name, caller path) -> effect_of()
         self.noreturn = set(NORETURN)   # names, and (path, name) of static ones
         self.files_read = 0
         self.grep_rounds = 0
@@ -1217,38 +1409,31 @@ class Analysis:
         keys = {f.key() for f in fs}
         for _round in range(MAX_ROUNDS):
             changed = set()         # names whose effect on a caller changed
-            found = {}
             for f in fs:
                 sc = self.scan(f)
                 nr = self._noreturn_key(f, sc)
                 if nr is not None and nr not in self.noreturn:
                     self.noreturn.add(nr)
                     changed.add(f.name)
-                if nr is not None or f.name in self.noreturn:
-                    continue
-                if sc.returns_lock and f.name not in self.t.ptr_funcs:
+                if sc.returns_lock and f.name not in self.t.ptr_funcs and \
+                        nr is None and f.name not in self.noreturn:
                     self.t.ptr_funcs.add(f.name)
                     changed.add(f.name)
-                held = {k for k, n in sc.end_state.held.items() if n > 0}
-                dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
-                if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
-                        or f.name in GUARDS \
-                        or f.init is not None or self._entry_kinds(f):
-                    continue
-                acq = sorted(k for k in held if k != "self")
-                w = (acq, sorted(dropped), "self" in held)
-                old = found.get(f.name)
-                if old:
-                    # one name, several definitions: every acquisition, the
-                    # releases they share
-                    w = (sorted(set(old[0]) | set(acq)), sorted(set(old[1]) & set(w[1])),
-                         old[2] or w[2])
-                found[f.name] = w
+                eff = self._own_effect(f, sc, nr)
+                if self.effects.get(f.key()) != eff:
+                    if eff is None:
+                        self.effects.pop(f.key(), None)
+                    else:
+                        self.effects[f.key()] = eff
+                    changed.add(f.name)
+            self._effect_memo.clear()
             for n in names:
-                if self.wrappers.get(n) != found.get(n) and \
-                        (n in found or self.wrappers.get(n) is not None):
-                    if n in found:
-                        self.wrappers[n] = found[n]
+                # every definition of the name read so far, whichever load
+                w = self._merge(self.by_name.get(n, []))
+                w = tuple(w[:3]) if w is not None and (w[0] or w[1] or w[2]) else None
+                if self.wrappers.get(n) != w:
+                    if w is not None:
+                        self.wrappers[n] = w
                     else:
                         del self.wrappers[n]
                     changed.add(n)
@@ -1259,6 +1444,67 @@ class Analysis:
                 for g in self.uses.get(n, []):
                     if g.key() in keys:
                         self._scans.pop(g.key(), None)
+
+    def _own_effect(self, f, sc, nr):
+        """What a call of definition F does to its caller's state, from its
+        scan SC: (acquired, released, takes the target, released on its
+        non-zero returns, released on its zero returns), or None for
+        nothing (or a call that never returns, NR)."""
+        if nr is not None or f.name in self.noreturn:
+            return None
+        held = {k for k, n in sc.end_state.held.items() if n > 0}
+        dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
+        on_true, on_false = (set(x) | dropped for x in sc.cond_rel)
+        if (api_effect(f.name) and "self" not in held) or f.name in GUARDS \
+                or f.init is not None or self._entry_kinds(f):
+            return None
+        if not (held or dropped or on_true != dropped or on_false != dropped):
+            return None
+        return (sorted(k for k in held if k != "self"), sorted(dropped), "self" in held,
+                sorted(on_true), sorted(on_false))
+
+    def _merge(self, defs):
+        """The effect of a call that may be any of DEFS: every acquisition;
+        the releases every definition with an effect shares, and when DEFS
+        belong to different architectures (or to an architecture and
+        generic code) every one that is more than an empty stub too: a lock
+        riscv's definition keeps is held after the call in generic code.
+        Two definitions of one architecture (both sides of an #if) do not
+        take each other's releases away: a stub is paired with a stub.
+        None when no definition has an effect."""
+        recs = [(d, self.effects.get(d.key())) for d in defs]
+        with_eff = [r for _d, r in recs if r]
+        if not with_eff:
+            return None
+        members = list(with_eff)
+        if len({arch_of(d.path) for d in defs}) > 1:
+            members += [([], [], False, [], []) for d, r in recs
+                        if r is None and not _is_stub(d)]
+        inter = [sorted(set.intersection(*(set(m[i]) for m in members))) for i in (1, 3, 4)]
+        return (sorted(set().union(*(m[0] for m in with_eff))), inter[0],
+                any(m[2] for m in with_eff), inter[1], inter[2])
+
+    def effect_of(self, name, path):
+        """The effect of a call of NAME from a function of PATH: merged
+        over the definitions it can reach.  A definition in PATH itself is
+        the one called; a static function of another .c file is none
+        (unless one #includes the other); a caller under arch/A reaches
+        arch/A's definitions and generic ones, generic code every
+        architecture's.  When none of the definitions read is reachable,
+        all of them (the pass cannot tell)."""
+        key = (name, path)
+        if key in self._effect_memo:
+            return self._effect_memo[key]
+        defs = self.by_name.get(name, [])
+        cands = [d for d in defs if d.path == path]
+        if not cands:
+            a = arch_of(path)
+            cands = [d for d in defs
+                     if (not d.static or d.path.endswith(".h") or self._one_unit(d.path, path))
+                     and arch_compatible(a, arch_of(d.path))]
+        w = self._merge(cands or defs)
+        self._effect_memo[key] = w
+        return w
 
     @staticmethod
     def _noreturn_key(f, sc):
@@ -1279,8 +1525,8 @@ class Analysis:
         key = f.key()
         sc = self._scans.get(key)
         if sc is None:
-            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None,
-                                         self.noreturn).run()
+            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None, self.noreturn,
+                                         lambda n, p=f.path: self.effect_of(n, p)).run()
         return sc
 
     def sites(self):
@@ -1507,8 +1753,12 @@ class Analysis:
     def _callers(self, f):
         """[("call", caller, line, state) | ("ref", category, reason, where)]."""
         edges = []
+        fa = arch_of(f.path)
         for g in self.uses.get(f.name, []):
             if g.key() == f.key():
+                continue
+            if not arch_compatible(fa, arch_of(g.path)):
+                # arch/um code is never linked with riscv's definition
                 continue
             if f.static and g.path != f.path and not f.path.endswith(".h") and \
                     not self._one_unit(f.path, g.path):

@@ -709,3 +709,117 @@ def test_a_callee_s_effect_is_its_own_architecture_s(tmp_path):
     got = {r["path"]: r["context"] for r in res["sites"]}
     assert got == {"arch/riscv/kernel/drop.c": "atomic", "arch/um/kernel/drop.c": "process",
                    "kernel/drop.c": "atomic"}
+
+
+def test_a_goto_back_to_the_lock_does_not_count_it_twice(tmp_path):
+    """6.12's get_signal() jobctl trap: `if (A) { if (B) { ...;
+    spin_unlock_irq(&sighand->siglock); } else if (C) do_freezer_trap();
+    goto relock; }`.  A and B/C are correlated, the pass does not know it:
+    on its path where neither runs, the goto carries siglock to `relock:`,
+    where spin_lock_irq(&sighand->siglock) took it "again", and the
+    spin_unlock_irq() at `fatal:` left one count of it held over
+    print_fatal_signal().  No path takes a spinlock it holds: the path
+    that held it does not reach the acquisition."""
+    files = dict(SIGNAL)
+    sig = files["kernel/signal.c"]
+    files["kernel/signal.c"] = sig.replace("""\
+    bool get_signal(struct ksignal *ksig)""", """\
+    static void do_freezer_trap(void)
+    \t__releases(&current->sighand->siglock)
+    {
+    \tif ((current->jobctl & (JOBCTL_PENDING_MASK | JOBCTL_TRAP_FREEZE)) !=
+    \t     JOBCTL_TRAP_FREEZE) {
+    \t\tspin_unlock_irq(&current->sighand->siglock);
+    \t\treturn;
+    \t}
+    \t__set_current_state(TASK_INTERRUPTIBLE|TASK_FREEZABLE);
+    \tspin_unlock_irq(&current->sighand->siglock);
+    \tschedule();
+    }
+
+    bool get_signal(struct ksignal *ksig)""").replace("""\
+    \t\tsignr = dequeue_signal(""", """\
+    \t\tif (unlikely(current->jobctl &
+    \t\t\t     (JOBCTL_TRAP_MASK | JOBCTL_TRAP_FREEZE))) {
+    \t\t\tif (current->jobctl & JOBCTL_TRAP_MASK) {
+    \t\t\t\tdo_jobctl_trap();
+    \t\t\t\tspin_unlock_irq(&sighand->siglock);
+    \t\t\t} else if (current->jobctl & JOBCTL_TRAP_FREEZE)
+    \t\t\t\tdo_freezer_trap();
+
+    \t\t\tgoto relock;
+    \t\t}
+
+    \t\tsignr = dequeue_signal(""")
+    assert files["kernel/signal.c"] != sig
+    res = lockscan.analyse_class(tree_of(tmp_path, files), "&p->alloc_lock")
+    (site,) = res["sites"]
+    assert site["context"] == "process", site["reason"]
+    assert [c.split(" (")[0] for c in site["chain"]] == [
+        "task_lock", "get_task_exe_file", "print_fatal_signal", "get_signal",
+        "SYSCALL_DEFINE0"]
+
+
+def test_a_lock_taken_again_through_another_pointer_counts_twice(tmp_path):
+    """Hand over hand up a tree: `again: spin_lock(&p->nlock); ...
+    p = p->parent; goto again;` takes the parent's lock with the child's
+    held.  p changes, so &p->nlock is not one lock: after the parent's
+    unlock the child's is still held."""
+    tree = tree_of(tmp_path, {"kernel/tree.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+
+        static void use(void)
+        {
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        }
+
+        SYSCALL_DEFINE1(up, struct node *, p)
+        {
+        again:
+        \tspin_lock(&p->nlock);
+        \tif (p->parent) {
+        \t\tp = p->parent;
+        \t\tgoto again;
+        \t}
+        \tspin_unlock(&p->nlock);
+        \tuse();
+        \treturn 0;
+        }
+        """})
+    (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
+    assert site["context"] == "atomic"
+    assert site["reason"] == "nested in a spinlock_t (spin_lock() line 12)"
+
+
+def test_the_reason_left_after_an_unlock_is_a_lock_still_held(tmp_path):
+    """One path to `again:` holds f_lock, another e_lock.  e_lock is taken
+    once there (not twice) and released: what is left held is f_lock, and
+    the reason printed is f_lock's acquisition, not e_lock's."""
+    tree = tree_of(tmp_path, {"kernel/two.c": """\
+        static DEFINE_SPINLOCK(f_lock);
+        static DEFINE_SPINLOCK(e_lock);
+        static DEFINE_SPINLOCK(use_lock);
+
+        SYSCALL_DEFINE1(two, int, x)
+        {
+        \tif (x) {
+        \t\tspin_lock(&f_lock);
+        \t\tgoto again;
+        \t}
+        \tspin_lock_irq(&e_lock);
+        \tif (check(x))
+        \t\tgoto again;
+        \tspin_unlock_irq(&e_lock);
+        \treturn 0;
+        again:
+        \tspin_lock_irq(&e_lock);
+        \tspin_unlock_irq(&e_lock);
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \treturn 0;
+        }
+        """})
+    (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
+    assert site["context"] == "atomic"
+    assert site["reason"] == "nested in a spinlock_t (spin_lock() line 8)"

@@ -37,6 +37,15 @@ deliberately pessimistic:
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
+- A non-recursive lock (spinlock_t, raw_spinlock_t, seqlock or rwlock_t
+  writer) whose expression is one lock all through the function (a
+  global, or `&x->m` with x `current`, or a parameter or a local set only
+  by its initializer, never assigned or address-taken) is also counted by
+  itself: no path takes it while holding it, so where a merge says some
+  path holds it (get_signal()'s jobctl branch `if (B) {...unlock...} else
+  if (C) do_freezer_trap(); goto relock;`, whose implicit else B and C
+  exclude), taking it again starts from what the paths hold besides it,
+  and its release leaves the reason of what is still held, not its own.
 - A call binds to the definitions it can reach: one in the caller's own
   file, else no static function of another .c file, and by architecture:
   code under arch/A (UML's arch/x86/um, the arch/x86 files UML builds,
@@ -639,25 +648,44 @@ class State:
     a site) and on every path ("must", merged by minimum: the net effect of
     a wrapper), with the call that took it.  Counts may go below zero: a
     function that drops its caller's lock and takes it again has no net
-    effect."""
+    effect.
 
-    __slots__ = ("held", "must", "why")
+    A lock whose expression names one lock all through the function
+    (Scan._stable()) is tracked by itself too: held["id:" + E] counts it,
+    and excl[E] is what the paths hold with E's own acquisition left out.
+    Taking E again where some path "holds" it (`relock:` reached by a goto
+    the pass thought held siglock) starts from excl[E]: a spinlock is not
+    recursive, so those paths do not reach the acquisition, and the others
+    hold no more than excl[E].  Releasing E gives each kind back the reason
+    it has without E."""
+
+    __slots__ = ("held", "must", "why", "excl")
 
     def __init__(self, held=None, why=None, must=None):
         self.held = dict(held or {})
         self.must = dict(must if must is not None else (held or {}))
         self.why = dict(why or {})
+        self.excl = {}
 
     def copy(self):
+        st = State(self.held, self.why, self.must)
+        st.excl = {e: x.copy() for e, x in self.excl.items()}
+        return st
+
+    def plain(self):
+        """A copy without the per-lock bookkeeping."""
         return State(self.held, self.why, self.must)
 
-    def acquire(self, kinds, why):
+    def acquire(self, kinds, why, _skip=None):
         for k in kinds:
             self.held[k] = self.held.get(k, 0) + 1
             self.must[k] = self.must.get(k, 0) + 1
             self.why[k] = why
+        for e, x in self.excl.items():
+            if e != _skip:
+                x.acquire(kinds, why)
 
-    def release(self, kinds):
+    def release(self, kinds, _skip=None):
         for k in kinds:
             for d in (self.held, self.must):
                 d[k] = d.get(k, 0) - 1
@@ -665,12 +693,50 @@ class State:
                     del d[k]
             if self.held.get(k, 0) <= 0:
                 self.why.pop(k, None)
+        for e, x in self.excl.items():
+            if e != _skip:
+                x.release(kinds)
+
+    def lock(self, ident, kinds, why):
+        """Take the non-recursive lock IDENT, of KINDS."""
+        key = "id:" + ident
+        if self.held.get(key, 0) > 0 and ident in self.excl:
+            # the paths that hold it cannot take it again: the others hold
+            # no more than what every path holds besides it
+            base = self.excl[ident]
+            self.held, self.why = dict(base.held), dict(base.why)
+        before = self.plain()
+        before.held.pop(key, None)
+        self.acquire(kinds, why, _skip=ident)
+        self.held[key] = 1
+        self.excl[ident] = before
+
+    def unlock(self, ident, kinds):
+        """Release the lock IDENT, of KINDS."""
+        key = "id:" + ident
+        if self.held.get(key, 0) <= 0 or ident not in self.excl:
+            self.release(kinds)
+            return
+        self.release(kinds, _skip=ident)
+        without = self.excl.pop(ident)
+        for k in kinds:
+            if self.held.get(k, 0) > 0 and without.held.get(k, 0) > 0:
+                # the reason of what is still held is not this lock
+                self.why[k] = without.why.get(k, self.why.get(k))
+        del self.held[key]
 
     def merge(self, other):
+        for e in set(self.excl) | set(other.excl):
+            # a state that does not hold E is its own state without E
+            a = self.excl[e].copy() if e in self.excl else self.plain()
+            b = other.excl[e].plain() if e in other.excl else other.plain()
+            a.held.pop("id:" + e, None)
+            b.held.pop("id:" + e, None)
+            self.excl[e] = a.merge(b)
         for k in set(self.held) | set(other.held):
             n = max(self.held.get(k, 0), other.held.get(k, 0))
-            if n > self.held.get(k, 0):
-                self.why[k] = other.why.get(k)
+            if n > self.held.get(k, 0) and k in other.why:
+                self.why[k] = other.why[k]
             if n:
                 self.held[k] = n
             else:
@@ -947,6 +1013,7 @@ class Scan:
         self.all_returns = []         # (value, state) of every return
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
+        self._stable_memo = {}
         self.breaks = []              # what the breaks of each enclosing loop held
 
     def run(self):
@@ -1304,13 +1371,95 @@ class Scan:
             st.release(rel)
             st.acquire(acq, f"{name}() line {line}")
         elif eff:
-            st.release(eff[1])
-            st.acquire(eff[0], f"{name}() line {line}")
+            ident = self._ident(name, eff, texts)
+            if ident and eff[0]:
+                st.lock(ident, eff[0], f"{name}() line {line}")
+            elif ident:
+                st.unlock(ident, eff[1])
+            else:
+                st.release(eff[1])
+                st.acquire(eff[0], f"{name}() line {line}")
         elif not _NOT_ACQUIRE.match(name) and name not in self.target.ptr_funcs and \
                 any(self._binds(x, name, line) for x in texts):
             self.sites.append({"line": line, "call": f"{name}({', '.join(texts)})",
                                "state": st.copy(), "own": [], "via": None,
                                "passed": name})
+
+    def _ident(self, name, eff, texts):
+        """The lock a call of the lock API NAME (effect EFF, arguments
+        TEXTS) takes or releases when it is non-recursive (a spinlock_t,
+        raw_spinlock_t, seqlock writer or rwlock_t writer) and its
+        expression names one lock all through the function; else None."""
+        acq, rel, idx = eff
+        kinds = acq or rel
+        if not kinds or (acq and rel) or not (
+                kinds[0] in ("spin", "raw", "seqw")
+                or (kinds[0] == "rwlock" and name.startswith("write_"))):
+            return None
+        if name in STATE_CALLS:
+            return None
+        i = idx if acq else 0
+        if i is None or len(texts) <= i:
+            return None
+        arg = texts[i].replace(" ", "")
+        return arg if self._stable(arg) else None
+
+    def _stable(self, arg):
+        """Whether the lock expression ARG is one lock all through this
+        function: a global (`&g`, `&g.m`), or `&x->m` (`.m` members after)
+        where x is `current`, or a parameter or local that is never
+        assigned, incremented or has its address taken, but for its
+        declaration's initializer in the function's outer block before any
+        label (so run once)."""
+        if arg in self._stable_memo:
+            return self._stable_memo[arg]
+        self._stable_memo[arg] = ok = self._stable_uncached(arg)
+        return ok
+
+    def _stable_uncached(self, arg):
+        m = re.match(r"^&?\(?([A-Za-z_]\w*)(->\w+)?((?:\.\w+)*)\)?$", arg)
+        if not m or self.f.macro:
+            return False
+        x, arrow = m.group(1), m.group(2)
+        if x == "current":
+            return bool(arrow)
+        head = [t for t, _l in self.f.head]
+        body = [t for t, _l in self.f.toks]
+        declared = x in head
+        depth, labels, decl, addr = 0, False, 0, False
+        for i, t in enumerate(body):
+            if t == "{":
+                depth += 1
+            elif t == "}":
+                depth -= 1
+            if re.match(r"^[A-Za-z_]\w*$", t) and t not in _KEYWORDS and t != "default" and \
+                    i + 1 < len(body) and body[i + 1] == ":" and i and \
+                    body[i - 1] in (";", "{", "}"):
+                labels = True
+            if t != x or (i and body[i - 1] in (".", "->")):
+                continue
+            prev = body[i - 1] if i else ""
+            nxt = body[i + 1] if i + 1 < len(body) else ""
+            if prev in ("++", "--") or nxt in ("++", "--"):
+                return False
+            if prev == "&" and nxt not in ("->", ".", "["):
+                # its address: a global lock's own (`&g`), or a local
+                # another function may change through
+                addr = True
+                continue
+            if prev == "*" or re.match(r"^[A-Za-z_]\w*$", prev) and prev not in _KEYWORDS:
+                # a declaration: `struct sighand_struct *sighand = ...;`
+                declared = True
+                decl += 1
+                if decl > 1 or depth != 1 or labels:
+                    return False
+                continue
+            if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
+                return False
+        if not declared:
+            # a global: a fixed lock unless reached through a pointer
+            return not arrow
+        return not addr
 
     def _site(self, name, arg, line, st, own, via=None):
         self.sites.append({"line": line, "call": f"{name}({arg})", "state": st.copy(),

@@ -823,3 +823,34 @@ def test_the_reason_left_after_an_unlock_is_a_lock_still_held(tmp_path):
     (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
     assert site["context"] == "atomic"
     assert site["reason"] == "nested in a spinlock_t (spin_lock() line 8)"
+
+
+def test_a_lock_a_callee_drops_and_the_caller_takes_again_is_held(tmp_path):
+    """do_freezer_trap() drops siglock without naming get_signal()'s
+    &sighand->siglock: which lock it was is not known, so it may be that
+    one.  Taken again after the call, siglock is held once (not zero
+    times): the site after it is nested in it."""
+    tree = tree_of(tmp_path, {"kernel/signal.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+
+        static void drop_siglock(void)
+        {
+        \tspin_unlock_irq(&current->sighand->siglock);
+        }
+
+        SYSCALL_DEFINE0(again)
+        {
+        \tstruct sighand_struct *sighand = current->sighand;
+
+        \tspin_lock_irq(&sighand->siglock);
+        \tdrop_siglock();
+        \tspin_lock_irq(&sighand->siglock);
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \tspin_unlock_irq(&sighand->siglock);
+        \treturn 0;
+        }
+        """})
+    (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
+    assert site["context"] == "atomic"
+    assert site["reason"] == "nested in a spinlock_t (spin_lock_irq() line 14)"

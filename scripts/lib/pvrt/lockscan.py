@@ -685,7 +685,7 @@ class State:
             if e != _skip:
                 x.acquire(kinds, why)
 
-    def release(self, kinds, _skip=None):
+    def release(self, kinds, _known=None):
         for k in kinds:
             for d in (self.held, self.must):
                 d[k] = d.get(k, 0) - 1
@@ -693,8 +693,13 @@ class State:
                     del d[k]
             if self.held.get(k, 0) <= 0:
                 self.why.pop(k, None)
+        if _known is None:
+            # which lock it drops is not known (a wrapper, an unlock through
+            # a pointer): it may be one of the tracked ones, whose excl is
+            # then what it was
+            return
         for e, x in self.excl.items():
-            if e != _skip:
+            if e != _known:
                 x.release(kinds)
 
     def lock(self, ident, kinds, why):
@@ -717,7 +722,7 @@ class State:
         if self.held.get(key, 0) <= 0 or ident not in self.excl:
             self.release(kinds)
             return
-        self.release(kinds, _skip=ident)
+        self.release(kinds, _known=ident)
         without = self.excl.pop(ident)
         for k in kinds:
             if self.held.get(k, 0) > 0 and without.held.get(k, 0) > 0:

@@ -854,3 +854,49 @@ def test_a_lock_a_callee_drops_and_the_caller_takes_again_is_held(tmp_path):
     (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
     assert site["context"] == "atomic"
     assert site["reason"] == "nested in a spinlock_t (spin_lock_irq() line 14)"
+
+
+def test_an_architecture_s_pair_of_calls_balances_in_generic_code(tmp_path):
+    """powerpc's arch_enter_lazy_mmu_mode() disables preemption and its
+    arch_leave_lazy_mmu_mode() enables it; x86's pair calls paravirt hooks
+    and holds nothing.  In generic code after the pair nothing is held on
+    any architecture: preemption is not "disabled" after the leave."""
+    tree = tree_of(tmp_path, {"arch/powerpc/include/asm/tlbflush.h": """\
+        static inline void arch_enter_lazy_mmu_mode(void)
+        {
+        \tpreempt_disable();
+        \tbatch_start();
+        }
+
+        static inline void arch_leave_lazy_mmu_mode(void)
+        {
+        \tbatch_flush();
+        \tpreempt_enable();
+        }
+        """, "arch/x86/include/asm/paravirt.h": """\
+        static inline void arch_enter_lazy_mmu_mode(void)
+        {
+        \tPVOP_VCALL0(mmu.lazy_mode.enter);
+        }
+
+        static inline void arch_leave_lazy_mmu_mode(void)
+        {
+        \tPVOP_VCALL0(mmu.lazy_mode.leave);
+        }
+        """, "mm/memory.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+
+        SYSCALL_DEFINE0(zap)
+        {
+        \tarch_enter_lazy_mmu_mode();
+        \tzap_ptes();
+        \tarch_leave_lazy_mmu_mode();
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \treturn 0;
+        }
+        """})
+    # both headers read, as a walk over the tree reads them for other names
+    (site,) = run_class(tree, "use_lock", ["arch/powerpc/include/asm/tlbflush.h",
+                                           "arch/x86/include/asm/paravirt.h"])
+    assert site["context"] == "process", site["reason"]

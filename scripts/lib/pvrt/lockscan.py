@@ -997,13 +997,15 @@ class Scan:
     """One pass over one function: sites of the target, calls of tracked
     functions with the state there, and the function's net effect."""
 
-    def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None):
+    def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None,
+                 acq_groups=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
         # what a call NAME from this function does: (acquired, released,
         # takes the target, released when it returns non-zero, released
         # when it returns zero), bound to the definitions this function can
         # call (Analysis.effect_of()); by name alone without an Analysis
         self.effect = effect or (lambda name: _as_effect(self.wrappers.get(name)))
+        self.acq_groups = acq_groups or (lambda name, kind: set())
         self.cond_rel = ([], [])      # kinds released on the non-zero / zero returns
         # names of functions that never return: global, or (path, name)
         # for a static one inferred from its body
@@ -1368,6 +1370,14 @@ class Scan:
             st.release(["self"])
             return
         w = self.effect(name)
+        if w is not None and len(w) > 5:
+            for k, archs in sorted(w[5].items()):
+                m = re.match(r"^(\w+)\(\) line ", st.why.get(k) or "")
+                took = self.acq_groups(m.group(1), k) if m else set()
+                if took and took <= archs:
+                    # taken by a call that, on each architecture that takes
+                    # it, this one releases
+                    st.release([k])
         if w is not None and (w[0] or w[1] or w[2]):
             acq, rel, takes = w[:3]
             if takes:
@@ -1618,25 +1628,41 @@ class Analysis:
                 sorted(on_true), sorted(on_false))
 
     def _merge(self, defs):
-        """The effect of a call that may be any of DEFS: every acquisition;
-        the releases every definition with an effect shares, and when DEFS
-        belong to different architectures (or to an architecture and
-        generic code) every one that is more than an empty stub too: a lock
-        riscv's definition keeps is held after the call in generic code.
-        Two definitions of one architecture (both sides of an #if) do not
-        take each other's releases away: a stub is paired with a stub.
-        None when no definition has an effect."""
+        """The effect of a call that may be any of DEFS: (acquired,
+        released, takes the target, released on non-zero returns, released
+        on zero returns, disputed): every acquisition; the releases every
+        definition with an effect shares.  When DEFS belong to different
+        architectures (or to an architecture and generic code) and one that
+        is more than an empty stub releases nothing, a shared release is
+        disputed: {kind: the architectures whose definitions release it}.
+        Scan._call() releases a disputed kind only where what holds it was
+        taken by a call whose acquiring definitions are all of those
+        architectures (powerpc's arch_enter_lazy_mmu_mode() and
+        arch_leave_lazy_mmu_mode()); a lock riscv's definition keeps is
+        held after the call in generic code.  Two definitions of one
+        architecture (both sides of an #if) do not dispute each other's
+        releases: a stub is paired with a stub.  None when no definition
+        has an effect."""
         recs = [(d, self.effects.get(d.key())) for d in defs]
-        with_eff = [r for _d, r in recs if r]
+        with_eff = [(d, r) for d, r in recs if r]
         if not with_eff:
             return None
-        members = list(with_eff)
-        if len({arch_of(d.path) for d in defs}) > 1:
-            members += [([], [], False, [], []) for d, r in recs
-                        if r is None and not _is_stub(d)]
-        inter = [sorted(set.intersection(*(set(m[i]) for m in members))) for i in (1, 3, 4)]
-        return (sorted(set().union(*(m[0] for m in with_eff))), inter[0],
-                any(m[2] for m in with_eff), inter[1], inter[2])
+        inter = [sorted(set.intersection(*(set(r[i]) for _d, r in with_eff)))
+                 for i in (1, 3, 4)]
+        disputed = {}
+        if len({arch_of(d.path) for d in defs}) > 1 and \
+                any(r is None and not _is_stub(d) for d, r in recs):
+            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff)
+                        for k in inter[0]}
+            inter = [[k for k in x if k not in disputed] for x in inter]
+        return (sorted(set().union(*(r[0] for _d, r in with_eff))), inter[0],
+                any(r[2] for _d, r in with_eff), inter[1], inter[2], disputed)
+
+    def acq_groups(self, name, path, kind):
+        """The architectures (arch_of() values) of the definitions of NAME,
+        as called from PATH, that acquire KIND."""
+        return {arch_of(d.path) for d in self._candidates(name, path)
+                if kind in (self.effects.get(d.key()) or ((),))[0]}
 
     def effect_of(self, name, path):
         """The effect of a call of NAME from a function of PATH: merged
@@ -1649,6 +1675,12 @@ class Analysis:
         key = (name, path)
         if key in self._effect_memo:
             return self._effect_memo[key]
+        w = self._merge(self._candidates(name, path))
+        self._effect_memo[key] = w
+        return w
+
+    def _candidates(self, name, path):
+        """The definitions of NAME a call from PATH can reach (effect_of())."""
         defs = self.by_name.get(name, [])
         cands = [d for d in defs if d.path == path]
         if not cands:
@@ -1656,9 +1688,7 @@ class Analysis:
             cands = [d for d in defs
                      if (not d.static or d.path.endswith(".h") or self._one_unit(d.path, path))
                      and arch_compatible(a, arch_of(d.path))]
-        w = self._merge(cands or defs)
-        self._effect_memo[key] = w
-        return w
+        return cands or defs
 
     @staticmethod
     def _noreturn_key(f, sc):
@@ -1679,8 +1709,10 @@ class Analysis:
         key = f.key()
         sc = self._scans.get(key)
         if sc is None:
-            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None, self.noreturn,
-                                         lambda n, p=f.path: self.effect_of(n, p)).run()
+            sc = self._scans[key] = Scan(
+                f, self.t, self.wrappers, None, self.noreturn,
+                lambda n, p=f.path: self.effect_of(n, p),
+                lambda n, k, p=f.path: self.acq_groups(n, p, k)).run()
         return sc
 
     def sites(self):
@@ -1779,7 +1811,9 @@ class Analysis:
                 ctxs = {c: (why, [f"{f.name} ({f.path}:{s['line']})"])}
             else:
                 ctxs = {}
-                acc = State(s["state"].held, s["state"].why)
+                # the per-lock counts of its own function say nothing above it
+                acc = State({k: n for k, n in s["state"].held.items()
+                             if not k.startswith("id:")}, s["state"].why)
                 for cat, (reason, chain) in self.resolve(f, acc).items():
                     if cat not in ctxs:
                         ctxs[cat] = (reason, [f"{f.name} ({f.path}:{s['line']})"] + chain)
@@ -1887,6 +1921,8 @@ class Analysis:
             tot = State()
             for d in (acc.held, st.held):
                 for k, n in d.items():
+                    if k.startswith("id:"):
+                        continue
                     tot.held[k] = tot.held.get(k, 0) + n
             tot.why = {**acc.why, **{k: v for k, v in st.why.items()
                                      if st.held.get(k, 0) > 0}}

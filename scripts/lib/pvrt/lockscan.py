@@ -53,9 +53,13 @@ deliberately pessimistic:
   ones, generic code any architecture's.  The caller walk follows the
   same rule upwards: riscv's handle_page_fault() is never entered from
   arch/um.  Definitions of several architectures merge to every
-  acquisition and the releases all of them share, a definition that is
-  more than an empty stub and drops nothing included (generic code after
-  a call only UML's definition releases still holds the lock).
+  acquisition and the releases all of them share; where a definition of
+  another architecture that is more than an empty stub drops nothing, the
+  release counts only for what a call took whose acquiring definitions are
+  of the releasing architectures (powerpc's arch_enter_lazy_mmu_mode() /
+  arch_leave_lazy_mmu_mode() balance in generic code; a lock the caller
+  took itself is still held after a call only UML's definition drops it
+  in).
 - A member class whose struct is known (CATALOG's note, or for another
   `&x->member` the struct its spin_lock_init(&x->member) names) takes only
   the sites whose base is that struct or cannot be typed (the safe side):

@@ -900,3 +900,126 @@ def test_an_architecture_s_pair_of_calls_balances_in_generic_code(tmp_path):
     (site,) = run_class(tree, "use_lock", ["arch/powerpc/include/asm/tlbflush.h",
                                            "arch/x86/include/asm/paravirt.h"])
     assert site["context"] == "process", site["reason"]
+
+
+def test_a_lock_taken_on_true_returns_is_not_held_when_the_loop_ends(tmp_path):
+    """6.12's io_wq_worker(): `while (io_acct_run_queue(acct))
+    io_worker_handle_work(acct, worker);`.  io_acct_run_queue() returns
+    true with acct->lock held and false with it dropped; the body's
+    do { ... raw_spin_unlock(&acct->lock); if (!work) break; ...
+    raw_spin_lock(&acct->lock); } while (1) drops it on every way out.
+    After the loop the worker holds nothing: get_signal() there is not
+    "nested in a raw_spinlock_t (io_acct_run_queue())"."""
+    tree = tree_of(tmp_path, {"io_uring/io-wq.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+
+        static inline bool io_acct_run_queue(struct io_wq_acct *acct)
+        \t__acquires(&acct->lock)
+        {
+        \traw_spin_lock(&acct->lock);
+        \tif (__io_acct_run_queue(acct))
+        \t\treturn true;
+
+        \traw_spin_unlock(&acct->lock);
+        \treturn false;
+        }
+
+        static void io_worker_handle_work(struct io_wq_acct *acct,
+        \t\t\t\t  struct io_worker *worker)
+        \t__releases(&acct->lock)
+        {
+        \tdo {
+        \t\tstruct io_wq_work *work;
+
+        \t\twork = io_get_next_work(acct, worker);
+        \t\traw_spin_unlock(&acct->lock);
+
+        \t\tif (!work)
+        \t\t\tbreak;
+        \t\tio_run_work(work);
+        \t\tif (!__io_acct_run_queue(acct))
+        \t\t\tbreak;
+        \t\traw_spin_lock(&acct->lock);
+        \t} while (1);
+        }
+
+        static int io_wq_worker(void *data)
+        {
+        \tstruct io_worker *worker = data;
+        \tstruct io_wq_acct *acct = io_wq_get_acct(worker);
+
+        \twhile (!test_bit(IO_WQ_BIT_EXIT, &wq->state)) {
+        \t\twhile (io_acct_run_queue(acct))
+        \t\t\tio_worker_handle_work(acct, worker);
+
+        \t\tspin_lock(&use_lock);
+        \t\tspin_unlock(&use_lock);
+        \t}
+        \treturn 0;
+        }
+
+        int create_io_worker(struct io_wq *wq)
+        {
+        \ttsk = kthread_run(io_wq_worker, worker, "iou-wrk");
+        \treturn 0;
+        }
+        """})
+    (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
+    assert site["context"] == "process", site["reason"]
+
+
+def test_a_lock_taken_on_true_returns_is_held_in_the_loop_body(tmp_path):
+    """The other side: inside `while (io_acct_run_queue(acct))` the lock is
+    held, and a do-while whose body keeps it keeps it after the loop."""
+    tree = tree_of(tmp_path, {"io_uring/io-wq.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+
+        static inline bool io_acct_run_queue(struct io_wq_acct *acct)
+        {
+        \traw_spin_lock(&acct->lock);
+        \tif (__io_acct_run_queue(acct))
+        \t\treturn true;
+        \traw_spin_unlock(&acct->lock);
+        \treturn false;
+        }
+
+        SYSCALL_DEFINE1(in_body, struct io_wq_acct *, acct)
+        {
+        \twhile (io_acct_run_queue(acct)) {
+        \t\tspin_lock(&use_lock);
+        \t\tspin_unlock(&use_lock);
+        \t\traw_spin_unlock(&acct->lock);
+        \t}
+        \treturn 0;
+        }
+
+        SYSCALL_DEFINE1(after_do, struct io_wq_acct *, acct)
+        {
+        \tdo {
+        \t\traw_spin_lock(&acct->lock);
+        \t} while (0);
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \traw_spin_unlock(&acct->lock);
+        \treturn 0;
+        }
+
+        SYSCALL_DEFINE1(forever, struct io_wq_acct *, acct)
+        {
+        \tfor (;;) {
+        \t\tif (check())
+        \t\t\tbreak;
+        \t\traw_spin_lock(&acct->lock);
+        \t}
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \treturn 0;
+        }
+        """})
+    got = [(r["line"], r["context"], r["reason"])
+           for r in lockscan.analyse_class(tree, "use_lock")["sites"]]
+    # the second pass of for (;;) breaks out with the lock the first took
+    assert got == [
+        (15, "atomic", "nested in a raw_spinlock_t (io_acct_run_queue() line 14)"),
+        (27, "atomic", "nested in a raw_spinlock_t (raw_spin_lock() line 25)"),
+        (40, "atomic", "nested in a raw_spinlock_t (raw_spin_lock() line 38)")]

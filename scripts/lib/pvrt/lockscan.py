@@ -857,7 +857,8 @@ def _trylock_form(cond):
 def _as_effect(w):
     """A wrappers entry (acquired, released, takes the target) as an effect
     (..., released on non-zero returns, released on zero returns)."""
-    return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]))
+    return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]), list(w[0]),
+                                   list(w[0]), {})
 
 
 def _ret_sides(val):
@@ -871,6 +872,32 @@ def _ret_sides(val):
             re.match(r"^(ERR_PTR|ERR_CAST)\(.*\)$", val):
         return (True,)
     return (True, False)
+
+
+def _again(entry, end, out):
+    """OUT, the state a loop is left with after one pass of its body from
+    ENTRY to END, merged with OUT after a second pass: what the body takes
+    more than it drops (END over ENTRY) held once more.  A loop is read
+    once; this keeps a lock taken at the end of the body held at a break
+    at its start."""
+    grown = out.copy()
+    for k, n in end.held.items():
+        d = n - entry.held.get(k, 0)
+        if d > 0 and not k.startswith("id:"):
+            for x in [grown] + list(grown.excl.values()):
+                x.held[k] = x.held.get(k, 0) + d
+                if end.why.get(k):
+                    x.why[k] = end.why[k]
+    return out.copy().merge(grown)
+
+
+def _forever(toks, header=False):
+    """Whether a loop condition TOKS never ends the loop: `1`, `true`, or
+    (HEADER: a for header) an empty middle clause."""
+    if header:
+        parts = _split_top(toks, ";")
+        return len(parts) == 3 and (not parts[1] or _forever(parts[1]))
+    return [t for t, _l in toks] in (["1"], ["true"])
 
 
 def _split_top(toks, op):
@@ -1010,7 +1037,9 @@ class Scan:
         # call (Analysis.effect_of()); by name alone without an Analysis
         self.effect = effect or (lambda name: _as_effect(self.wrappers.get(name)))
         self.acq_groups = acq_groups or (lambda name, kind: set())
-        self.cond_rel = ([], [])      # kinds released on the non-zero / zero returns
+        # kinds released on the non-zero / zero returns, held on some
+        # non-zero / zero return
+        self.cond_rel = ([], [], [], [])
         # names of functions that never return: global, or (path, name)
         # for a static one inferred from its body
         self.noreturn = noreturn if noreturn is not None else NORETURN
@@ -1079,16 +1108,22 @@ class Scan:
 
     def _cond_releases(self, end):
         """(kinds released on every return that may be non-zero, kinds
-        released on every return that may be zero): what a caller's
-        `if (f())` has dropped in its then and else branch.  A return whose
-        value the pass cannot tell (`return ret;`, the end of the body)
-        counts on both sides."""
+        released on every return that may be zero, kinds held on some
+        return that may be non-zero, kinds held on some return that may be
+        zero): what a caller's `if (f())` has dropped and may hold in its
+        then and else branch.  A return whose value the pass cannot tell
+        (`return ret;`, the end of the body) counts on both sides."""
         sides = {True: None, False: None}
         for val, s in self.all_returns + ([("", end)] if end is not None else []):
             for side in _ret_sides(val):
                 sides[side] = s.copy() if sides[side] is None else sides[side].merge(s)
-        return tuple(sorted(k for k, n in s.held.items() if n < 0 and k != "self")
-                     if s is not None else [] for s in (sides[True], sides[False]))
+        ss = (sides[True], sides[False])
+        return tuple(sorted(k for k, n in s.held.items() if n < 0 and k != "self"
+                            and not k.startswith("id:"))
+                     if s is not None else [] for s in ss) + \
+            tuple(sorted(k for k, n in s.held.items() if n > 0 and k != "self"
+                         and not k.startswith("id:"))
+                  if s is not None else [] for s in ss)
 
     @staticmethod
     def _net(rets, anyr):
@@ -1178,6 +1213,18 @@ class Scan:
         if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
             self._expr(toks, i + 2, c, st)
+            if t in ("while", "for") and _forever(toks[i + 2:c], t == "for"):
+                j, brk = self._loop(toks, c + 1, end, st, True)
+                return (j, st, True) if brk is None else (j, brk, False)
+            if t == "while":
+                # `while (f(...))`: the body runs on f's non-zero returns,
+                # the loop ends on its zero ones
+                rel_in, rel_out = self._cond_effect(toks[i + 2:c])
+                s_in, s_out = st.copy(), st.copy()
+                s_in.release(rel_in)
+                s_out.release(rel_out)
+                j, s_body = self._loop(toks, c + 1, end, s_in)
+                return j, s_out.merge(s_body), False
             j, s_body = self._loop(toks, c + 1, end, st)
             return j, st.merge(s_body), False
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
@@ -1192,15 +1239,25 @@ class Scan:
             s_body.release(kinds)
             return j, st.merge(s_body), False
         if t == "do":
-            j, s_body = self._loop(toks, i + 1, end, st)
-            st = st.merge(s_body)
+            # the body runs at least once: what follows the loop comes from
+            # the end of the body or a break
+            k = _match(toks, i + 1) + 1 if toks[i + 1][0] == "{" else None
+            forever = k is not None and k + 1 < end and toks[k][0] == "while" and \
+                _forever(toks[k + 2:_match(toks, k + 1)])
+            if forever:
+                j, s_after = self._loop(toks, i + 1, end, st, True)
+            else:
+                j, s_after = self._loop(toks, i + 1, end, st)
+                s_after = _again(st, s_after, s_after)
             if j < end and toks[j][0] == "while":
                 c = _match(toks, j + 1)
-                self._expr(toks, j + 2, c, st)
+                self._expr(toks, j + 2, c, s_after if s_after is not None else State())
                 j = c + 1
             while j < end and toks[j][0] == ";":
                 j += 1
-            return j, st, False
+            if s_after is None:
+                return j, st, True
+            return j, s_after, False
         if t in ("case", "default"):
             j = i
             while j < end and toks[j][0] != ":":
@@ -1265,19 +1322,28 @@ class Scan:
             if eff is None:
                 continue
             always = set(eff[1])
-            on_true = [k for k in eff[3] if k not in always]
-            on_false = [k for k in eff[4] if k not in always]
+            # released there, or taken on every return (a wrapper's
+            # acquisition) but held on none of that side's: io-wq's
+            # io_acct_run_queue() returns true with acct->lock held
+            on_true = [k for k in eff[3] if k not in always] + \
+                [k for k in eff[0] if k not in eff[5]]
+            on_false = [k for k in eff[4] if k not in always] + \
+                [k for k in eff[0] if k not in eff[6]]
             rel_then += on_false if neg else on_true
             if len(parts) == 1:
                 rel_else += on_true if neg else on_false
         return rel_then, rel_else
 
-    def _loop(self, toks, i, end, st):
+    def _loop(self, toks, i, end, st, forever=False):
         """A loop or switch body at toks[i]: (end, state after it), with
-        what every break carries out of it."""
+        what every break carries out of it.  FOREVER (`for (;;)`,
+        `while (1)`, `do ... while (1)`): only a break leaves it, and the
+        state after it is None when none does."""
         self.breaks.append(None)
         j, s_body, _t = self._stmt(toks, i, end, st.copy())
         brk = self.breaks.pop()
+        if forever:
+            return j, None if brk is None else _again(st, s_body, brk)
         if brk is not None:
             s_body = s_body.merge(brk)
         return j, s_body
@@ -1374,8 +1440,8 @@ class Scan:
             st.release(["self"])
             return
         w = self.effect(name)
-        if w is not None and len(w) > 5:
-            for k, archs in sorted(w[5].items()):
+        if w is not None:
+            for k, archs in sorted(w[7].items()):
                 m = re.match(r"^(\w+)\(\) line ", st.why.get(k) or "")
                 took = self.acq_groups(m.group(1), k) if m else set()
                 if took and took <= archs:
@@ -1622,14 +1688,15 @@ class Analysis:
             return None
         held = {k for k, n in sc.end_state.held.items() if n > 0}
         dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
-        on_true, on_false = (set(x) | dropped for x in sc.cond_rel)
+        on_true, on_false = (set(x) | dropped for x in sc.cond_rel[:2])
+        may_true, may_false = (sorted(x) for x in sc.cond_rel[2:])
         if (api_effect(f.name) and "self" not in held) or f.name in GUARDS \
                 or f.init is not None or self._entry_kinds(f):
             return None
         if not (held or dropped or on_true != dropped or on_false != dropped):
             return None
         return (sorted(k for k in held if k != "self"), sorted(dropped), "self" in held,
-                sorted(on_true), sorted(on_false))
+                sorted(on_true), sorted(on_false), may_true, may_false)
 
     def _merge(self, defs):
         """The effect of a call that may be any of DEFS: (acquired,
@@ -1659,8 +1726,10 @@ class Analysis:
             disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff)
                         for k in inter[0]}
             inter = [[k for k in x if k not in disputed] for x in inter]
-        return (sorted(set().union(*(r[0] for _d, r in with_eff))), inter[0],
-                any(r[2] for _d, r in with_eff), inter[1], inter[2], disputed)
+        acq = sorted(set().union(*(r[0] for _d, r in with_eff)))
+        may = [sorted(set().union(*(r[i] for _d, r in with_eff))) for i in (5, 6)]
+        return (acq, inter[0], any(r[2] for _d, r in with_eff), inter[1], inter[2],
+                may[0], may[1], disputed)
 
     def acq_groups(self, name, path, kind):
         """The architectures (arch_of() values) of the definitions of NAME,

@@ -28,12 +28,19 @@ deliberately pessimistic:
   never returns (NORETURN, a definition marked __noreturn, a static
   function whose every path ends in one) ends its path: what panic() or
   make_task_dead() disable on the way down reaches no later statement.
-  A callee that drops its caller's lock on some returns only is read by
-  the value it returns there: `if (f(...))`, `if (!f(...))` and
-  `if (a && f(...))` (likely()/unlikely() looked through) drop in the
-  branch the returns imply what f drops on every return of that truth
-  value (`return true`/a non-zero number/an error code, `return
-  false`/0/NULL; any other value counts on both sides).  get_signal()'s
+  A callee that drops its caller's lock, or returns with one held, on
+  some returns only is read by the value it returns there: `if (f(...))`,
+  `if (!f(...))`, `if (a && f(...))` and `while (f(...))` (likely()/
+  unlikely() looked through) drop in the branch (the loop body, what
+  follows the loop) the returns imply what f drops on every return of
+  that truth value, and what it takes on every successful return but
+  holds on none of that value (`return true`/a non-zero number/an error
+  code, `return false`/0/NULL; any other value counts on both sides):
+  io-wq's `while (io_acct_run_queue(acct))` holds acct->lock in its body
+  only.  A do-while runs its body at least once; `for (;;)`, `while (1)`
+  and `do ... while (1)` are left by their breaks only; a loop body is
+  read once, and what it takes more than it drops is counted held once
+  more where the loop is left.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.

@@ -1023,3 +1023,64 @@ def test_a_lock_taken_on_true_returns_is_held_in_the_loop_body(tmp_path):
         (15, "atomic", "nested in a raw_spinlock_t (io_acct_run_queue() line 14)"),
         (27, "atomic", "nested in a raw_spinlock_t (raw_spin_lock() line 25)"),
         (40, "atomic", "nested in a raw_spinlock_t (raw_spin_lock() line 38)")]
+
+
+def test_schedule_is_balanced(tmp_path):
+    """6.12's __schedule_loop(): do { preempt_disable(); __schedule();
+    sched_preempt_enable_no_resched(); } while (need_resched());  The
+    macro's `do { ...; preempt_count_dec(); } while (0)` drops what
+    preempt_disable() took, and __schedule() takes the rq lock with rq_lock()
+    (a function and a guard's name) before it drops it: schedule() leaves
+    nothing held and drops nothing, so a raw spinlock taken after it still
+    counts."""
+    tree = tree_of(tmp_path, {"kernel/sched/sched.h": """\
+        static inline void rq_lock(struct rq *rq, struct rq_flags *rf)
+        \t__acquires(rq->lock)
+        {
+        \traw_spin_lock(&rq->__lock);
+        \trq_pin_lock(rq, rf);
+        }
+
+        #define my_enable_no_resched() \\\\
+        do { \\\\
+        \tbarrier(); \\\\
+        \tpreempt_count_sub(1); \\\\
+        } while (0)
+        """, "kernel/sched/core.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+        static DEFINE_RAW_SPINLOCK(r_lock);
+
+        static void __schedule(struct rq *rq)
+        {
+        \tstruct rq_flags rf;
+
+        \trq_lock(rq, &rf);
+        \tpick_next_task(rq);
+        \traw_spin_unlock_irq(&rq->__lock);
+        }
+
+        static void __schedule_loop(struct rq *rq)
+        {
+        \tdo {
+        \t\tpreempt_disable();
+        \t\t__schedule(rq);
+        \t\tmy_enable_no_resched();
+        \t} while (need_resched());
+        }
+
+        SYSCALL_DEFINE0(sleep)
+        {
+        \t__schedule_loop(this_rq());
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \traw_spin_lock(&r_lock);
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \traw_spin_unlock(&r_lock);
+        \treturn 0;
+        }
+        """})
+    got = [(r["line"], r["context"], r["reason"])
+           for r in run_class(tree, "use_lock", ["kernel/sched/sched.h"])]
+    assert got == [(25, "process", "a system call"),
+                   (28, "atomic", "nested in a raw_spinlock_t (raw_spin_lock() line 27)")]

@@ -204,6 +204,8 @@ STATE_CALLS = {
     "kmap_atomic": (["preempt"], []), "kunmap_atomic": ([], ["preempt"]),
     "preempt_count_add": (["preempt"], []),
     "preempt_count_sub": ([], ["preempt"]),
+    "preempt_count_inc": (["preempt"], []), "preempt_count_dec": ([], ["preempt"]),
+    "sched_preempt_enable_no_resched": ([], ["preempt"]),
     "__local_bh_disable_ip": (["bh"], []), "__local_bh_enable_ip": ([], ["bh"]),
     "_local_bh_enable": ([], ["bh"]),
     "write_seqcount_begin_nested": (["preempt"], []),
@@ -1373,10 +1375,15 @@ class Scan:
         while j < end:
             t = toks[j][0]
             if t == "{":
-                # statement expression or initializer
+                # statement expression, a macro's `do { ... } while (0)` or
+                # an initializer: it runs, and what follows sees its end
+                # (merged with what came before only when it cannot end)
                 k = _match(toks, j)
                 _k, st2, _tm = self._block(toks, j, st.copy())
-                st.merge(st2)
+                if _tm:
+                    st.merge(st2)
+                else:
+                    st.held, st.must, st.why, st.excl = st2.held, st2.must, st2.why, st2.excl
                 j = k + 1
                 continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
@@ -1697,7 +1704,7 @@ class Analysis:
         dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
         on_true, on_false = (set(x) | dropped for x in sc.cond_rel[:2])
         may_true, may_false = (sorted(x) for x in sc.cond_rel[2:])
-        if (api_effect(f.name) and "self" not in held) or f.name in GUARDS \
+        if (api_effect(f.name) and "self" not in held) or (f.name in GUARDS and f.macro) \
                 or f.init is not None or self._entry_kinds(f):
             return None
         if not (held or dropped or on_true != dropped or on_false != dropped):

@@ -1704,7 +1704,10 @@ class Analysis:
         dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
         on_true, on_false = (set(x) | dropped for x in sc.cond_rel[:2])
         may_true, may_false = (sorted(x) for x in sc.cond_rel[2:])
-        if (api_effect(f.name) and "self" not in held) or (f.name in GUARDS and f.macro) \
+        # a guard's name is a function of its own (rq_lock()) unless the
+        # pass models it already (task_lock() in STATE_CALLS)
+        if (api_effect(f.name) and "self" not in held) or \
+                (f.name in GUARDS and (f.macro or f.name in STATE_CALLS)) \
                 or f.init is not None or self._entry_kinds(f):
             return None
         if not (held or dropped or on_true != dropped or on_false != dropped):

@@ -1087,3 +1087,40 @@ def test_schedule_is_balanced(tmp_path):
            for r in run_class(tree, "use_lock", ["kernel/sched/sched.h"])]
     assert got == [(25, "process", "a system call"),
                    (28, "atomic", "nested in a raw_spinlock_t (raw_spin_lock() line 27)")]
+
+
+def test_need_seqretry_means_the_seqlock_was_not_taken(tmp_path):
+    """6.12's getrusage(): `retry: ... flags =
+    read_seqbegin_or_lock_irqsave(&sig->stats_lock, &seq); ... if
+    (need_seqretry(&sig->stats_lock, seq)) { seq = 1; goto retry; }`.
+    need_seqretry() is true on the lockless pass only, so the goto carries
+    no stats_lock to `retry:`, and RUSAGE_THREAD's `goto out_thread` from
+    there holds nothing at get_task_mm()."""
+    tree = tree_of(tmp_path, {"kernel/sys.c": """\
+        static DEFINE_SPINLOCK(use_lock);
+
+        SYSCALL_DEFINE2(getrusage, struct task_struct *, p, int, who)
+        {
+        \tstruct signal_struct *sig = p->signal;
+        \tunsigned int seq = 0;
+
+        retry:
+        \tif (who == RUSAGE_THREAD)
+        \t\tgoto out_thread;
+
+        \tflags = read_seqbegin_or_lock_irqsave(&sig->stats_lock, &seq);
+        \tsum(sig);
+        \tif (need_seqretry(&sig->stats_lock, seq)) {
+        \t\tseq = 1;
+        \t\tgoto retry;
+        \t}
+        \tdone_seqretry_irqrestore(&sig->stats_lock, seq, flags);
+
+        out_thread:
+        \tspin_lock(&use_lock);
+        \tspin_unlock(&use_lock);
+        \treturn 0;
+        }
+        """})
+    (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
+    assert site["context"] == "process", site["reason"]

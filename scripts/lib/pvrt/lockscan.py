@@ -729,6 +729,14 @@ class State:
         self.held[key] = 1
         self.excl[ident] = before
 
+    def unheld(self, ident):
+        """Where IDENT is known not to be held: what the paths hold
+        besides it."""
+        if self.held.get("id:" + ident, 0) > 0 and ident in self.excl:
+            base = self.excl.pop(ident)
+            self.held, self.why = dict(base.held), dict(base.why)
+            self.held.pop("id:" + ident, None)
+
     def unlock(self, ident, kinds):
         """Release the lock IDENT, of KINDS."""
         key = "id:" + ident
@@ -1205,6 +1213,11 @@ class Scan:
             s_in, s_out = s_in.copy(), s_out.copy()
             s_in.release(rel_then)
             s_out.release(rel_else)
+            lockless = self._lockless(toks[i + 2:c])
+            if lockless:
+                # need_seqretry() is true on a lockless pass only: the
+                # seqlock's lock is not held in its then branch
+                s_in.unheld(lockless)
             self.conds.append(cond)
             j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
             self.conds.pop()
@@ -1342,6 +1355,19 @@ class Scan:
             if len(parts) == 1:
                 rel_else += on_true if neg else on_false
         return rel_then, rel_else
+
+    def _lockless(self, ctoks):
+        """The lock of `if (need_seqretry(&L, seq))` when L is tracked by
+        itself (State.lock()), else None."""
+        call = _call_form(ctoks)
+        if call != ("need_seqretry", False):
+            return None
+        k = 0
+        while ctoks[k][0] != "need_seqretry":
+            k += 1
+        args, _e = split_args(ctoks, k + 1)
+        arg = text_of(args[0]).replace(" ", "") if args else ""
+        return arg if arg and self._stable(arg) else None
 
     def _loop(self, toks, i, end, st, forever=False):
         """A loop or switch body at toks[i]: (end, state after it), with

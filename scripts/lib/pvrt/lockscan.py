@@ -53,6 +53,9 @@ deliberately pessimistic:
   if (C) do_freezer_trap(); goto relock;`, whose implicit else B and C
   exclude), taking it again starts from what the paths hold besides it,
   and its release leaves the reason of what is still held, not its own.
+  The then branch of `if (need_seqretry(&L, seq))` holds no L (it is true
+  on a lockless pass only): getrusage()'s `goto retry` carries no
+  stats_lock.
 - A call binds to the definitions it can reach: one in the caller's own
   file, else no static function of another .c file, and by architecture:
   code under arch/A (UML's arch/x86/um, the arch/x86 files UML builds,

@@ -1019,3 +1019,14 @@ def test_a_board_qemu_that_survives_the_stop_fails_the_stage(tmp_path, monkeypat
     chk.st_board()
     out = capsys.readouterr().out
     assert "FAIL  the board's QEMU is stopped" in out and "pid 4242 still runs" in out
+
+
+def test_a_hwlat_row_without_problems_is_judged(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        rows = _board_rows(ids)
+        del rows[0]["problems"]
+        _board_report(bdir, rows)
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    assert chk.res.failed == 0 and chk.res.passed == 11

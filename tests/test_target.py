@@ -598,3 +598,14 @@ def test_kexec_falls_back_to_kexec_e_when_systemctl_kexec_fails(tmp_path):
               f"{bin_}:/bin:/usr/bin")
     assert res.returncode == 0, res.stderr
     assert calls.read_text().split("\n")[:-1] == ["systemctl kexec", "sync ", "kexec -e"]
+
+
+def test_lockdown_is_read_with_securityfs_mounted_and_said_to_refuse_any_kexec_load(job):
+    script = target.probe_script("/var/tmp/pvrt", [])
+    mount = script.index("mount -t securityfs none /sys/kernel/security")
+    assert mount < script.index("echo lockdown=")
+    board, _built, run = job
+    board.facts["lockdown"] = "none [integrity] confidentiality"
+    with pytest.raises(target.TargetError, match="refuses kexec_load\\(\\) of any kernel,"
+                       " signed or not"):
+        run("--variants", "project")

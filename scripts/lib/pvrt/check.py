@@ -843,8 +843,8 @@ class Check:
         samples and no problem (splat, guest exit status, validity gate)."""
         hw = [r for r in rows if r.get("kind") == "hwlat"]
         self.res.case("board", "hwlatdetect ran on the board and gave a maximum",
-                      bool(hw) and "max_us" in hw[0] and not hw[0]["problems"],
-                      "; ".join(hw[0]["problems"]) if hw else "no hwlat row")
+                      bool(hw) and "max_us" in hw[0] and not hw[0].get("problems"),
+                      "; ".join(hw[0].get("problems") or ()) if hw else "no hwlat row")
         for v in self.BOARD_VARIANTS:
             runs = [r for r in rows if r.get("kind") == "latency" and r.get("variant") == v]
             try:

@@ -181,6 +181,9 @@ def probe_script(tdir, progs):
               " 2>/dev/null)",
               "echo kexec_load_limit_reboot=$(cat /proc/sys/kernel/kexec_load_limit_reboot"
               " 2>/dev/null)",
+              # securityfs may not be mounted: mounted for the look.
+              "{ test -e /sys/kernel/security/lockdown || mount -t securityfs none"
+              " /sys/kernel/security 2>/dev/null; true; }",
               "echo lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null)"]
     lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
               # busybox df finds no mount point for an initramfs's rootfs.
@@ -264,8 +267,8 @@ def kexec_usable(url, f, boots=1):
     mode = lockdown_mode(f.get("lockdown"))
     if mode and mode != "none":
         raise TargetError(f"{url}: the board's kernel is locked down ({mode}:"
-                          " /sys/kernel/security/lockdown), which refuses kexec_load() of the"
-                          " unsigned kernels the job builds: boot it without lockdown (e.g."
+                          " /sys/kernel/security/lockdown), which refuses kexec_load() of any"
+                          " kernel, signed or not: boot it without lockdown (e.g."
                           " Secure Boot off), or give --target-reboot CMD")
 
 

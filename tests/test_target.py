@@ -115,7 +115,7 @@ class Board:
                 return subprocess.CompletedProcess(argv, self.kexec_load_rc, b"",
                                                    b"kexec_load failed: Operation not permitted")
             self.loaded = cmd.split("--append=", 1)[1].strip("'")
-        elif cmd.startswith("mkdir -p /lib/modules; echo free_kb="):
+        elif cmd.startswith("m=/lib/modules; [ -d $m ] || m=/lib; echo free_kb="):
             out = "".join(f"{k}={v}\n" for k, v in self.modules_room.items())
         elif "PVRT_CMDLINE=" in cmd:
             # --target-reboot's command: the board boots the kernel it names.
@@ -609,3 +609,14 @@ def test_lockdown_is_read_with_securityfs_mounted_and_said_to_refuse_any_kexec_l
     with pytest.raises(target.TargetError, match="refuses kexec_load\\(\\) of any kernel,"
                        " signed or not"):
         run("--variants", "project")
+
+
+def test_the_modules_room_is_read_without_changing_the_board(tmp_path):
+    """No /lib/modules yet: its file system is /lib's, and nothing is created."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    script = target.modules_room_script(RELEASE).replace("/lib", str(lib))
+    assert "mkdir" not in script
+    res = _sh(script, "/bin:/usr/bin")
+    f = target.facts(res.stdout)
+    assert int(f["free_kb"]) > 0 and f["old_kb"] == "" and not (lib / "modules").exists()

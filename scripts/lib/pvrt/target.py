@@ -610,11 +610,12 @@ def modules_bytes(out):
 
 
 def modules_room_script(rel):
-    """Free KiB of the board's /lib/modules file system, and the KiB that
-    /lib/modules/REL (removed before the install) takes now."""
+    """Free KiB of the board's /lib/modules file system (/lib's while there
+    is no /lib/modules: nothing is created before the job may go on), and
+    the KiB that /lib/modules/REL (removed before the install) takes now."""
     q = shlex.quote("/lib/modules/" + rel)
-    return ("mkdir -p /lib/modules; echo free_kb=$(df -Pk /lib/modules 2>/dev/null"
-            " | awk 'NR == 2 { print $4 }' | grep . || stat -f -c '%a %S' /lib/modules"
+    return ("m=/lib/modules; [ -d $m ] || m=/lib; echo free_kb=$(df -Pk $m 2>/dev/null"
+            " | awk 'NR == 2 { print $4 }' | grep . || stat -f -c '%a %S' $m"
             " | awk '{ print int($1 * $2 / 1024) }');"
             f" echo old_kb=$(du -sk {q} 2>/dev/null | cut -f1)")
 

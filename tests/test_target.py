@@ -620,3 +620,44 @@ def test_the_modules_room_is_read_without_changing_the_board(tmp_path):
     res = _sh(script, "/bin:/usr/bin")
     f = target.facts(res.stdout)
     assert int(f["free_kb"]) > 0 and f["old_kb"] == "" and not (lib / "modules").exists()
+
+
+def _tracefs(tmp_path):
+    t = tmp_path / "tracing"
+    t.mkdir()
+    for name, text in (("available_tracers", "hwlat function nop"), ("current_tracer", "function"),
+                       ("tracing_on", "0"), ("tracing_thresh", "0"),
+                       ("tracing_max_latency", "7"), ("trace", "# tracer: hwlat")):
+        (t / name).write_text(text + "\n")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for prog in ("cat", "grep", "sleep", "mount", "kill"):
+        real = subprocess.run(["sh", "-c", f"command -v {prog}"], capture_output=True,
+                              text=True).stdout.strip()
+        if real.startswith("/"):
+            (bin_ / prog).symlink_to(real)
+    return t, bin_
+
+
+@pytest.mark.parametrize("killed", [False, True])
+def test_the_hwlat_tracer_fallback_restores_everything_even_when_killed(tmp_path, killed):
+    """tracing_max_latency too, and a SIGTERM (or the SSH session's SIGHUP)
+    in the middle of the sleep puts the board's tracing back as it was."""
+    import signal
+    import time
+    t, bin_ = _tracefs(tmp_path)
+    proc = subprocess.Popen(["/bin/sh", "-c", target.hwlat_script(3 if killed else 0,
+                                                                   tracefs=str(t))],
+                            env={"PATH": str(bin_)}, stdout=subprocess.PIPE, text=True)
+    if killed:
+        for _ in range(200):
+            if (t / "current_tracer").read_text() == "hwlat\n":
+                break
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=10)
+    assert (t / "current_tracer").read_text() == "function\n"
+    assert (t / "tracing_on").read_text() == "0\n"
+    assert (t / "tracing_thresh").read_text() == "0\n"
+    assert (t / "tracing_max_latency").read_text() == "7\n"
+    assert (proc.returncode != 0) == killed

@@ -331,31 +331,52 @@ if command -v hwlatdetect >/dev/null 2>&1; then
 else
 	echo "# tool hwlat-tracer"
 	T={tracefs}
-	[ -e $T/available_tracers ] || mount -t tracefs nodev $T 2>/dev/null
+	# What it mounts, it unmounts at the end.
+	mounted=
+	if [ ! -e $T/available_tracers ] && mount -t tracefs nodev $T 2>/dev/null; then
+		mounted=$T
+	fi
 	if [ ! -e $T/available_tracers ]; then
 		T=/sys/kernel/debug/tracing
-		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		if [ ! -e $T/available_tracers ] && mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		then
+			mounted=/sys/kernel/debug
+		fi
 	fi
 	if grep -qw hwlat $T/available_tracers 2>/dev/null; then
-		# The tracer, tracing_on and the threshold as the board had them, after.
+		# The tracer, tracing_on, the threshold and the maximum as the board
+		# had them, after, or when the job is killed (SIGHUP: its SSH session
+		# gone) in the middle.
 		old=$(cat $T/tracing_thresh)
 		old_tracer=$(cat $T/current_tracer)
 		old_on=$(cat $T/tracing_on)
+		old_max=$(cat $T/tracing_max_latency)
+		restore() {{
+			echo "$old_tracer" > $T/current_tracer
+			echo "$old_on" > $T/tracing_on
+			echo "$old" > $T/tracing_thresh
+			echo "$old_max" > $T/tracing_max_latency
+		}}
+		trap 'kill $sleeper 2>/dev/null; restore; [ -z "$mounted" ] || umount $mounted; exit 143' \
+			TERM HUP INT
 		echo {threshold} > $T/tracing_thresh
 		echo 0 > $T/tracing_max_latency
 		echo hwlat > $T/current_tracer
 		echo 1 > $T/tracing_on
-		sleep {secs}
+		# In the background, so that the trap runs at once.
+		sleep {secs} &
+		sleeper=$!
+		wait $sleeper
 		echo "# max $(cat $T/tracing_max_latency)"
 		grep -v '^#' $T/trace
-		echo "$old_tracer" > $T/current_tracer
-		echo "$old_on" > $T/tracing_on
-		echo "$old" > $T/tracing_thresh
+		trap - TERM HUP INT
+		restore
 		rc=0
 	else
 		echo "# no hwlatdetect and no hwlat tracer (CONFIG_HWLAT_TRACER) on the board"
 		rc=2
 	fi
+	[ -z "$mounted" ] || umount $mounted 2>/dev/null
 fi
 echo "PVRT-END hwlat rc=$rc"
 """

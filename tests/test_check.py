@@ -1030,3 +1030,25 @@ def test_a_hwlat_row_without_problems_is_judged(tmp_path, monkeypatch, capsys):
     chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
     chk.st_board()
     assert chk.res.failed == 0 and chk.res.passed == 11
+
+
+def test_the_board_job_stops_waiting_for_a_board_whose_qemu_is_gone(tmp_path, monkeypatch):
+    seen = []
+
+    def job(argv, bdir):
+        seen.append(check.target.ALIVE())
+        running.clear()
+        seen.append(check.target.ALIVE())
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    running = []
+    monkeypatch.setattr(check.board, "qemu_pid", lambda bdir: running[-1] if running else None)
+    real = check.board.start
+
+    def start(*a, **k):
+        running.append(real(*a, **k) and 4242)
+        return 40022
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    assert seen == [True, False] and check.target.ALIVE is None

@@ -661,3 +661,18 @@ def test_the_hwlat_tracer_fallback_restores_everything_even_when_killed(tmp_path
     assert (t / "tracing_thresh").read_text() == "0\n"
     assert (t / "tracing_max_latency").read_text() == "7\n"
     assert (proc.returncode != 0) == killed
+
+
+
+def test_the_wait_for_the_board_ends_when_its_owner_says_it_is_gone(monkeypatch):
+    """The loopback board's QEMU gone (-no-reboot and a panic): no wait
+    for the rest of --target-boot-timeout."""
+    class Down:
+        target = target.Target("ssh://root@board.example")
+
+        def run(self, cmd, **k):
+            raise target.TargetError("ssh: connect to host board.example: Connection refused")
+    monkeypatch.setattr(target.time, "sleep", lambda s: None)
+    monkeypatch.setattr(target, "ALIVE", lambda: False)
+    with pytest.raises(target.TargetError, match="the board is gone"):
+        target.wait_back(Down(), "old", 600, poll=0)

@@ -811,6 +811,8 @@ class Check:
                         "--target-ssh-config", os.path.join(d, "ssh_config"),
                         "--target-initrd", os.path.join(d, "initramfs.cpio.gz")] + self.BOARD_ARGS
                 print(f"  $ scripts/validate {' '.join(argv)}", flush=True)
+                # The job stops waiting for a board whose QEMU is gone.
+                target.ALIVE = lambda: board.qemu_pid(self.bdir) is not None
                 try:
                     rc = validate.main(argv)
                     job = "" if rc == 0 else f"exit status {rc}"
@@ -823,6 +825,7 @@ class Check:
         except (PvrtError, subprocess.SubprocessError, SystemExit) as e:
             job = f"the board did not start: {board_error(e)}"
         finally:
+            target.ALIVE = None
             pid = board.stop(self.bdir) or pid
             new = sorted(set(os.listdir(reports)) - before) if os.path.isdir(reports) else []
             if new:

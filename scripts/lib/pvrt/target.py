@@ -527,11 +527,19 @@ def state_build_id(state, endian="<"):
         return None
 
 
+# Set by a caller that owns the board (make check's board stage, whose QEMU
+# runs with -no-reboot): a callable, false once the board is gone for good.
+ALIVE = None
+
+
 def wait_back(remote, old_boot_id, timeout, poll=5):
     """The board's state once SSH answers again with another boot_id."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         time.sleep(poll)
+        if ALIVE is not None and not ALIVE():
+            raise TargetError(f"{remote.target.url}: the board is gone (its QEMU exited)"
+                              " while booting the kernel (its console says why)")
         try:
             rc, out, _ = remote.run(STATE, timeout=30, check=False)
         except TargetError:

@@ -48,3 +48,50 @@ def test_stop_waits_until_the_boards_qemu_is_gone(tmp_path, monkeypatch):
     assert board.gone(proc.pid)
     assert not (d / "qemu.pid").exists() and board.stop(str(tmp_path)) is None
     assert not os.path.exists(f"/proc/{proc.pid}")
+
+
+def test_the_boards_qemu_dies_with_the_process_that_started_it(tmp_path):
+    """PR_SET_PDEATHSIG: a check killed with SIGKILL leaves no QEMU."""
+    import os
+    import subprocess
+    import sys
+    import time
+    lib = os.path.join(os.path.dirname(__file__), "..", "scripts", "lib")
+    res = subprocess.run([sys.executable, "-c",
+                          "import subprocess; from pvrt import board;"
+                          " p = subprocess.Popen(['sleep', '600'], start_new_session=True,"
+                          " preexec_fn=board.die_with_parent); print(p.pid, flush=True)"],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": lib},
+                         check=True)
+    pid = int(res.stdout)
+    for _ in range(200):
+        if board.gone(pid):
+            break
+        time.sleep(0.01)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("the child outlived its parent")
+
+
+def test_start_runs_qemu_to_die_with_its_parent(tmp_path, monkeypatch):
+    import pytest
+    from pvrt.errors import PvrtError
+    (tmp_path / "bzImage").write_bytes(b"k")
+    (tmp_path / "board").mkdir()
+    monkeypatch.setattr(board, "build_initramfs", lambda top, bdir: "initrd")
+    monkeypatch.setattr(board, "ssh_config", lambda bdir, port: "cfg")
+    seen = {}
+
+    class Proc:
+        pid, returncode = 99999999, 1
+
+        def poll(self):
+            return 1
+
+    def popen(args, **k):
+        seen.update(k)
+        return Proc()
+    monkeypatch.setattr(board.subprocess, "Popen", popen)
+    with pytest.raises(PvrtError, match="exited with 1"):
+        board.start(str(tmp_path), str(tmp_path), str(tmp_path / "bzImage"), 40022)
+    assert seen["preexec_fn"] is board.die_with_parent

@@ -4,6 +4,7 @@
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -947,3 +948,107 @@ def test_the_board_is_stopped_when_it_does_not_start_or_the_job_crashes(tmp_path
     out = capsys.readouterr().out
     assert "FAIL  validate --target ran to its end" in out and "did not answer" in out
     assert chk.res.passed + chk.res.failed == 11 and calls[-1] == "stop"
+
+
+@pytest.mark.parametrize("exc", [SystemExit(2), subprocess.TimeoutExpired("ssh", 60),
+                                 subprocess.CalledProcessError(1, "ssh")])
+@pytest.mark.parametrize("where", ["start", "job"])
+def test_the_board_stage_records_its_cases_whatever_the_job_raises(exc, where, tmp_path,
+                                                                    monkeypatch, capsys):
+    """argparse's SystemExit, ssh's TimeoutExpired or CalledProcessError, from
+    board.start or from the job: the stage's own cases, the board stopped."""
+    def job(argv, bdir):
+        raise exc
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    if where == "start":
+        def start(*a, **k):
+            raise exc
+        monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert "FAIL  validate --target ran to its end" in out
+    assert chk.res.passed + chk.res.failed == 11 and calls[-1] == "stop"
+
+
+def test_a_broken_board_is_given_up_in_minutes(tmp_path, monkeypatch):
+    def job(argv, bdir):
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    seen = {}
+    real = check.board.start
+
+    def start(*a, **k):
+        seen.update(k)
+        return real(*a, **k)
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    assert seen.get("timeout") == 180
+    argv = calls[3].split()
+    assert argv[argv.index("--target-boot-timeout") + 1] == "180"
+
+
+def test_sigterm_during_the_board_job_stops_the_board(tmp_path, monkeypatch):
+    """check.main turns SIGTERM and SIGHUP into SystemExit, so that the
+    stage's finally stops the board's QEMU; a board still reported running
+    after the stop fails the stage (gone() False)."""
+    import signal
+
+    def job(argv, bdir):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not interrupt the job")
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    old = signal.getsignal(signal.SIGTERM)
+    try:
+        with check.exit_on_signals():
+            with pytest.raises(SystemExit) as e:
+                chk.st_board()
+        assert e.value.code == 128 + signal.SIGTERM
+        assert calls[-1] == "stop"
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert signal.getsignal(signal.SIGTERM) == old
+
+
+def test_a_board_qemu_that_survives_the_stop_fails_the_stage(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    monkeypatch.setattr(check.board, "gone", lambda pid: False)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert "FAIL  the board's QEMU is stopped" in out and "pid 4242 still runs" in out
+
+
+def test_a_hwlat_row_without_problems_is_judged(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        rows = _board_rows(ids)
+        del rows[0]["problems"]
+        _board_report(bdir, rows)
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    assert chk.res.failed == 0 and chk.res.passed == 11
+
+
+def test_the_board_job_stops_waiting_for_a_board_whose_qemu_is_gone(tmp_path, monkeypatch):
+    seen = []
+
+    def job(argv, bdir):
+        seen.append(check.target.ALIVE())
+        running.clear()
+        seen.append(check.target.ALIVE())
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    running = []
+    monkeypatch.setattr(check.board, "qemu_pid", lambda bdir: running[-1] if running else None)
+    real = check.board.start
+
+    def start(*a, **k):
+        running.append(real(*a, **k) and 4242)
+        return 40022
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    assert seen == [True, False] and check.target.ALIVE is None

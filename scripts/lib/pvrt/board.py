@@ -16,6 +16,7 @@ else).  Keys, ssh_config, console log and QEMU's pid are in build/board/.
 """
 
 import argparse
+import ctypes
 import os
 import shlex
 import shutil
@@ -130,6 +131,18 @@ def qemu_pid(bdir):
     return pid
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent():
+    """In the child before exec: SIGKILL when the process that started it
+    dies (prctl(PR_SET_PDEATHSIG)), so that a check killed outright leaves no
+    QEMU (7.2 has no -run-with exit-with-parent)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0):
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+
+
 def start(top, bdir, kernel, port, memory=1024, timeout=600):
     if qemu_pid(bdir):
         raise PvrtError(f"a board runs already (pid {qemu_pid(bdir)}): scripts/board stop")
@@ -151,7 +164,8 @@ def start(top, bdir, kernel, port, memory=1024, timeout=600):
             " no_timer_check"]
     with open(os.path.join(d, "qemu.log"), "wb") as qlog:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qlog,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=die_with_parent)
     with open(os.path.join(d, "qemu.pid"), "w", encoding="utf-8") as f:
         f.write(f"{proc.pid}\n")
     with open(os.path.join(d, "port"), "w", encoding="utf-8") as f:

@@ -13,9 +13,11 @@ rig's deterministic instruction-counted runs as the test of each step:
      one-sided Mann-Whitney U over the runs, level 0.05), so 5 runs per
      step.  BAD must be bad and GOOD good, or the range holds no answer.
   3. A commit that does not build, or whose runs are invalid (a splat, no
-     samples, a load that did less than half of its work at GOOD: the
-     validity gates of validate), is skipped as `git bisect skip` skips;
-     the search goes on around it.  One whose first run does not boot to
+     samples, a load that did less than --load-fraction (0.5) of its work
+     at GOOD: the validity gates of validate), is skipped as `git bisect
+     skip` skips; the search goes on around it.  Each step's load-work
+     ratio to GOOD is logged; a step the load gate alone skipped shows its
+     figure, as the commit sought may be that one.  One whose first run does not boot to
      its measurement is skipped after that run.
 
 With --improvement the search is for the commit that made the figure
@@ -108,37 +110,64 @@ def figure_of(runs, key):
     return statistics.median(vals) if vals else None
 
 
-def judge_load(runs, good_runs=None):
+def judge_load(runs, good_runs=None, fraction=None):
     """Set each run's "load_problem" (report.judge_load's validity gate),
     with GOOD's runs GOOD_RUNS as the measure: every run of a bisect is of
     one variant, so report.judge_load, which compares a run's load work with
-    the other kernels', finds only a load that did no work.  A run whose load
-    did less than report.LOAD_WORK_FRACTION of the median work of GOOD's runs
-    (the same load for the same seconds), for some kind of work, is invalid.
-    Returns RUNS."""
+    the other kernels', finds only a load that did no work.  Each run's
+    "load_ratio" is its work of each kind over the median of GOOD's runs
+    (the same load for the same seconds), valid or not; a run with a ratio
+    below FRACTION (default report.LOAD_WORK_FRACTION) is invalid, marked
+    "load_gate".  Returns RUNS."""
+    fraction = report.LOAD_WORK_FRACTION if fraction is None else fraction
     report.judge_load(runs)
     ref = [g["load_work"] for g in good_runs or () if g.get("load_work")]
     for r in runs:
         work = r.get("load_work")
         if r.get("load_problem") or not work or r.get("load") == "none" or not ref:
             continue
-        short = []
+        short, ratio = [], {}
         for kind in sorted(set().union(*ref)):
             med = statistics.median(g.get(kind, 0) for g in ref)
-            if med and work.get(kind, 0) < report.LOAD_WORK_FRACTION * med:
+            if not med:
+                continue
+            ratio[kind] = round(work.get(kind, 0) / med, 3)
+            if work.get(kind, 0) < fraction * med:
                 short.append(f"{kind} {work.get(kind, 0)}, GOOD's median {med:g}")
+        r["load_ratio"] = ratio
         if short:
-            r["load_problem"] = (f"the load did less than {report.LOAD_WORK_FRACTION:.0%} of"
+            r["load_gate"] = True
+            r["load_problem"] = (f"the load did less than {fraction:.0%} of"
                                  " its work at GOOD: " + "; ".join(short))
     return runs
 
 
-# A run's problems that say its kernel did not boot to the measurement.
+def load_ratio(runs):
+    """The lowest load-work ratio to GOOD of RUNS (judge_load's), or None."""
+    vals = [v for r in runs for v in (r.get("load_ratio") or {}).values()]
+    return min(vals) if vals else None
+
+
+def fraction(text):
+    """--load-fraction: a number in (0, 1)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return v
+
+
+# A run's problems that say its kernel did not boot to the measurement
+# (a time-out only when the run has no samples either).
 NO_BOOT = ("userspace never started", "timed out after", "no cyclictest section")
 
 
 def boot_failure(row):
     """The problem of run ROW that says it did not boot, or None."""
+    if row.get("samples"):
+        return None
     return next((p for p in row.get("problems") or () if p.startswith(NO_BOOT)), None)
 
 
@@ -204,6 +233,11 @@ def main(argv=None):
     ap.add_argument("--seconds", type=validate.positive, default=20)
     ap.add_argument("--runs", type=validate.positive,
                     help="runs per step (default 5; 3 with --threshold)")
+    ap.add_argument("--load-fraction", type=fraction, default=report.LOAD_WORK_FRACTION,
+                    metavar="F",
+                    help="a run whose load did less than F of its work at GOOD is invalid"
+                         f" (default {report.LOAD_WORK_FRACTION:g}, the report's gate between"
+                         " kernels, not measured for GOOD against GOOD)")
     args = ap.parse_args(argv)
     runs = args.runs or (3 if args.threshold is not None else 5)
     if args.threshold is None and runs < 4:
@@ -264,13 +298,20 @@ def main(argv=None):
                                       else ""))
                 save()
                 return step
-        judge_load(step["runs"], good_runs)
+        judge_load(step["runs"], good_runs, args.load_fraction)
+        step["load_ratio"] = load_ratio(step["runs"])
         step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
         bad_runs = report.invalid_runs(step["runs"])
         if bad_runs:
             # The reasons a step is skipped, in the log and bisect.json.
             step["problem"] = "invalid runs: " + "; ".join(
                 f"run {r.get('run')}: {', '.join(why)}" for r, why in bad_runs)
+            if all(r.get("load_gate") and not r.get("problems") and r.get("samples")
+                   for r, _why in bad_runs):
+                # The regression sought can cut the load's work too: the
+                # figure of all its runs, for the warning.
+                step["load_gate_only"] = True
+                step["figure"] = figure_of([r for r in step["runs"] if r.get("samples")], key)
         save()
         return step
 
@@ -299,13 +340,27 @@ def main(argv=None):
         step["verdict"] = SKIP if step.get("problem") else verdict(
             step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
-            f" {term(step['verdict'])}" + (f" ({step['problem']})" if step.get("problem") else ""))
+            f" {term(step['verdict'])}" + load_note(step)
+            + (f" ({step['problem']})" if step.get("problem") else ""))
+        if step.get("load_gate_only"):
+            log(f"{commit[:12]}: {gate_warning(step)}")
         save()
         return step["verdict"]
 
+    def load_note(step):
+        r = step.get("load_ratio")
+        return f", load work {r:.0%} of GOOD's" if r is not None else ""
+
+    def gate_warning(step):
+        return (f"skipped only by the load-work gate (load work {step['load_ratio']:.0%} of"
+                f" GOOD's): {args.figure} {step['figure']:g} us: the commit sought may be this"
+                " one")
+
     if test(bad) == SKIP:
         raise BisectError(f"BAD {args.bad} cannot be tested: {steps[-1]['problem']}"
-                          f" (see {outdir}): nothing to bisect")
+                          f" (see {outdir}): nothing to bisect"
+                          + (f"; it was {gate_warning(steps[-1])}: lower --load-fraction"
+                             if steps[-1].get("load_gate_only") else ""))
     if steps[-1]["verdict"] != "bad":
         raise BisectError(f"BAD {args.bad} is not {'better' if args.improvement else 'worse'}"
                           f" than GOOD by the test"
@@ -325,9 +380,11 @@ def main(argv=None):
     if skipped:
         lines.append("  commits before it that could not be tested (skipped): "
                      + ", ".join(c[:12] for c in skipped))
+        lines += [f"  {c[:12]} {gate_warning(by_commit[c])}" for c in skipped
+                  if by_commit[c].get("load_gate_only")]
     lines.append("steps:")
     lines += [f"  {s['commit'][:12]} {term(s.get('verdict')):5}"
-              f" {args.figure} {s.get('figure')}  {s['subject']}" for s in steps]
+              f" {args.figure} {s.get('figure')}{load_note(s)}  {s['subject']}" for s in steps]
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(outdir, "bisect.log"), "w", encoding="utf-8") as f:

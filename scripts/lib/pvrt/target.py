@@ -166,12 +166,24 @@ def probe_script(tdir, progs):
              "echo tar=$(command -v tar || true)",
              "echo od=$(command -v od || true)"]
     lines += [f"echo prog:{p}=$(command -v {p} || true)" for p in progs]
-    # Can the running kernel kexec at all: CONFIG_KEXEC_CORE gives it
-    # /sys/kernel/kexec_loaded, the sysctl can have turned it off for good,
-    # and lockdown refuses kexec_load().
+    # Can the running kernel kexec_load() at all: CONFIG_KEXEC_CORE gives it
+    # /sys/kernel/kexec_loaded, but only CONFIG_KEXEC gives it kexec_load()
+    # (KEXEC_FILE alone selects KEXEC_CORE too), read from its config where
+    # it shows it; the sysctls can have turned it off for good or limit the
+    # loads left; lockdown refuses kexec_load().
     lines += ["echo kexec_core=$(test -e /sys/kernel/kexec_loaded && echo yes || echo no)",
+              "if [ -r /proc/config.gz ]; then kc='gzip -dc /proc/config.gz';"
+              " elif [ -r /boot/config-$(uname -r) ]; then kc=\"cat /boot/config-$(uname -r)\";"
+              " else kc=; fi",
+              "echo kexec_config=$(if [ -z \"$kc\" ]; then echo unknown;"
+              " elif $kc 2>/dev/null | grep -q '^CONFIG_KEXEC=y$'; then echo y; else echo n; fi)",
               "echo kexec_load_disabled=$(cat /proc/sys/kernel/kexec_load_disabled"
               " 2>/dev/null)",
+              "echo kexec_load_limit_reboot=$(cat /proc/sys/kernel/kexec_load_limit_reboot"
+              " 2>/dev/null)",
+              # securityfs may not be mounted: mounted for the look.
+              "{ test -e /sys/kernel/security/lockdown || mount -t securityfs none"
+              " /sys/kernel/security 2>/dev/null; true; }",
               "echo lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null)"]
     lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
               # busybox df finds no mount point for an initramfs's rootfs.
@@ -185,8 +197,9 @@ def facts(text):
     return dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
 
 
-def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
-    """Refuse a board the job cannot use, with one clear error; else its facts."""
+def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB, boots=1):
+    """Refuse a board the job cannot use (to boot BOOTS kernels), with one
+    clear error; else its facts."""
     url = remote.target.url
     progs = ["cyclictest", "chrt"] + LOADS[load]
     _rc, out, _err = remote.run(probe_script(tdir, progs), timeout=60)
@@ -198,7 +211,7 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
         raise TargetError(f"{url}: the board has no kexec (install kexec-tools there), or give"
                           " --target-reboot CMD for a board that boots its default kernel")
     if not reboot_cmd:
-        kexec_usable(url, f)
+        kexec_usable(url, f, boots)
     if not f.get("tar"):
         raise TargetError(f"{url}: the board has no tar (needed to install the modules)")
     if not f.get("od"):
@@ -228,13 +241,24 @@ def lockdown_mode(text):
     return m.group(1) if m else None
 
 
-def kexec_usable(url, f):
+def kexec_usable(url, f, boots=1):
     """Refuse, with one error naming the cause, a board whose running kernel
-    cannot kexec (facts F of probe_script)."""
+    cannot kexec_load() the BOOTS kernels of the job (facts F of probe_script)."""
     if f.get("kexec_core") == "no":
         raise TargetError(f"{url}: the board's running kernel cannot kexec: it has no"
-                          " /sys/kernel/kexec_loaded (built without CONFIG_KEXEC): boot a"
-                          " kernel with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+                          " /sys/kernel/kexec_loaded (built without CONFIG_KEXEC_CORE): boot"
+                          " a kernel with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+    if f.get("kexec_config") == "n":
+        raise TargetError(f"{url}: the board's running kernel has no kexec_load(), which"
+                          " `kexec -l -c` uses: CONFIG_KEXEC is not set in its config"
+                          " (/proc/config.gz or /boot/config-$(uname -r)): boot a kernel"
+                          " with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+    limit = f.get("kexec_load_limit_reboot", "")
+    if re.fullmatch(r"-?\d+", limit) and int(limit) != -1 and int(limit) < boots:
+        raise TargetError(f"{url}: /proc/sys/kernel/kexec_load_limit_reboot is {limit}, the"
+                          f" job boots {boots} kernel(s), each with one kexec_load() that"
+                          " counts it down: set it to -1 on the board (or at least"
+                          f" {boots}), or give --target-reboot CMD")
     if f.get("kexec_load_disabled") == "1":
         raise TargetError(f"{url}: kexec is disabled on the board"
                           " (/proc/sys/kernel/kexec_load_disabled is 1, which only a reboot"
@@ -243,8 +267,8 @@ def kexec_usable(url, f):
     mode = lockdown_mode(f.get("lockdown"))
     if mode and mode != "none":
         raise TargetError(f"{url}: the board's kernel is locked down ({mode}:"
-                          " /sys/kernel/security/lockdown), which refuses kexec_load() of the"
-                          " unsigned kernels the job builds: boot it without lockdown (e.g."
+                          " /sys/kernel/security/lockdown), which refuses kexec_load() of any"
+                          " kernel, signed or not: boot it without lockdown (e.g."
                           " Secure Boot off), or give --target-reboot CMD")
 
 
@@ -307,31 +331,52 @@ if command -v hwlatdetect >/dev/null 2>&1; then
 else
 	echo "# tool hwlat-tracer"
 	T={tracefs}
-	[ -e $T/available_tracers ] || mount -t tracefs nodev $T 2>/dev/null
+	# What it mounts, it unmounts at the end.
+	mounted=
+	if [ ! -e $T/available_tracers ] && mount -t tracefs nodev $T 2>/dev/null; then
+		mounted=$T
+	fi
 	if [ ! -e $T/available_tracers ]; then
 		T=/sys/kernel/debug/tracing
-		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		if [ ! -e $T/available_tracers ] && mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		then
+			mounted=/sys/kernel/debug
+		fi
 	fi
 	if grep -qw hwlat $T/available_tracers 2>/dev/null; then
-		# The tracer, tracing_on and the threshold as the board had them, after.
+		# The tracer, tracing_on, the threshold and the maximum as the board
+		# had them, after, or when the job is killed (SIGHUP: its SSH session
+		# gone) in the middle.
 		old=$(cat $T/tracing_thresh)
 		old_tracer=$(cat $T/current_tracer)
 		old_on=$(cat $T/tracing_on)
+		old_max=$(cat $T/tracing_max_latency)
+		restore() {{
+			echo "$old_tracer" > $T/current_tracer
+			echo "$old_on" > $T/tracing_on
+			echo "$old" > $T/tracing_thresh
+			echo "$old_max" > $T/tracing_max_latency
+		}}
+		trap 'kill $sleeper 2>/dev/null; restore; [ -z "$mounted" ] || umount $mounted; exit 143' \
+			TERM HUP INT
 		echo {threshold} > $T/tracing_thresh
 		echo 0 > $T/tracing_max_latency
 		echo hwlat > $T/current_tracer
 		echo 1 > $T/tracing_on
-		sleep {secs}
+		# In the background, so that the trap runs at once.
+		sleep {secs} &
+		sleeper=$!
+		wait $sleeper
 		echo "# max $(cat $T/tracing_max_latency)"
 		grep -v '^#' $T/trace
-		echo "$old_tracer" > $T/current_tracer
-		echo "$old_on" > $T/tracing_on
-		echo "$old" > $T/tracing_thresh
+		trap - TERM HUP INT
+		restore
 		rc=0
 	else
 		echo "# no hwlatdetect and no hwlat tracer (CONFIG_HWLAT_TRACER) on the board"
 		rc=2
 	fi
+	[ -z "$mounted" ] || umount $mounted 2>/dev/null
 fi
 echo "PVRT-END hwlat rc=$rc"
 """
@@ -482,11 +527,19 @@ def state_build_id(state, endian="<"):
         return None
 
 
+# Set by a caller that owns the board (make check's board stage, whose QEMU
+# runs with -no-reboot): a callable, false once the board is gone for good.
+ALIVE = None
+
+
 def wait_back(remote, old_boot_id, timeout, poll=5):
     """The board's state once SSH answers again with another boot_id."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         time.sleep(poll)
+        if ALIVE is not None and not ALIVE():
+            raise TargetError(f"{remote.target.url}: the board is gone (its QEMU exited)"
+                              " while booting the kernel (its console says why)")
         try:
             rc, out, _ = remote.run(STATE, timeout=30, check=False)
         except TargetError:
@@ -500,9 +553,10 @@ def wait_back(remote, old_boot_id, timeout, poll=5):
 
 # Boot the kernel kexec -l loaded: with systemd running, `systemctl kexec`
 # (services stopped and file systems unmounted first); else the file
-# systems synced and kexec -e.
+# systems synced and kexec -e, which is also the way when systemctl kexec
+# fails.
 KEXEC_EXEC = ("if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then"
-              " systemctl kexec; else sync; kexec -e; fi")
+              " systemctl kexec || { sync; kexec -e; }; else sync; kexec -e; fi")
 
 
 def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
@@ -516,12 +570,12 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
     nonce = secrets.token_hex(4)
     cmdline = board_cmdline(before.get("cmdline", ""), var_cmdline, nonce)
     remote.run(f"rm -rf {q(tdir)}/k && mkdir -p {q(tdir)}/k", timeout=60)
-    # Its modules first: the kernel finds them when it boots.
-    install_modules(remote, tdir, out, rel)
     remote.put(build.kernel_image(out), f"{tdir}/k/bzImage")
     if initrd:
         remote.put(initrd, f"{tdir}/k/initrd")
     if reboot_cmd:
+        # Its modules before it boots: the kernel finds them then.
+        install_modules(remote, tdir, out, rel)
         env = (f"PVRT_KERNEL={q(tdir + '/k/bzImage')} PVRT_CMDLINE={q(cmdline)}"
                + (f" PVRT_INITRD={q(tdir + '/k/initrd')}" if initrd else ""))
         # The command installs the kernel as the board's default and reboots.
@@ -529,7 +583,8 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
                    " </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     else:
-        rc, _out, err = remote.run(f"kexec -l {q(tdir + '/k/bzImage')}"
+        # kexec_load() (-c) named, not left to the kexec-tools version.
+        rc, _out, err = remote.run(f"kexec -l -c {q(tdir + '/k/bzImage')}"
                                    + (f" --initrd={q(tdir + '/k/initrd')}" if initrd else "")
                                    + f" --append={q(cmdline)}", timeout=120, check=False)
         if rc == 255:
@@ -539,6 +594,9 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
                               f" {err.strip()[-300:] or 'no message'}): the board's running"
                               " kernel needs CONFIG_KEXEC and no lockdown; or give"
                               " --target-reboot CMD")
+        # Its modules once the kernel is loaded, so that a refused kernel
+        # leaves the board's /lib/modules alone, and before it boots.
+        install_modules(remote, tdir, out, rel)
         # In a session of its own, so that this SSH session ends before the
         # board goes and its end does not take kexec -e with it.
         remote.run(f"setsid sh -c {q('sleep 1; ' + KEXEC_EXEC)} </dev/null >/dev/null 2>&1 &",
@@ -581,35 +639,46 @@ def modules_bytes(out):
 
 
 def modules_room_script(rel):
-    """Free KiB of the board's /lib/modules file system, and the KiB that
-    /lib/modules/REL (removed before the install) takes now."""
+    """Free KiB of the board's /lib/modules file system (/lib's while there
+    is no /lib/modules: nothing is created before the job may go on), and
+    the KiB that /lib/modules/REL (removed before the install) takes now."""
     q = shlex.quote("/lib/modules/" + rel)
-    return ("mkdir -p /lib/modules; echo free_kb=$(df -Pk /lib/modules 2>/dev/null"
-            " | awk 'NR == 2 { print $4 }' | grep . || stat -f -c '%a %S' /lib/modules"
+    return ("m=/lib/modules; [ -d $m ] || m=/lib; echo free_kb=$(df -Pk $m 2>/dev/null"
+            " | awk 'NR == 2 { print $4 }' | grep . || stat -f -c '%a %S' $m"
             " | awk '{ print int($1 * $2 / 1024) }');"
             f" echo old_kb=$(du -sk {q} 2>/dev/null | cut -f1)")
 
 
 def check_modules_room(remote, outs):
     """Refuse, before the board is touched, kernels whose modules do not fit
-    in the board's /lib/modules."""
+    in the board's /lib/modules together: install_modules replaces the
+    modules of one release, never removes another release's."""
+    need, names = {}, {}
     for name, out in outs.items():
-        need = modules_bytes(out)
-        if not need:
+        size = modules_bytes(out)
+        if not size:
             continue
         rel = built_identity(out)[0]
+        need[rel] = max(need.get(rel, 0), size)
+        names.setdefault(rel, []).append(name)
+    if not need:
+        return
+    free_kb, old_kb = None, 0
+    for rel in need:
         f = facts(remote.run(modules_room_script(rel), timeout=60)[1])
         try:
             free_kb = int(f.get("free_kb", ""))
         except ValueError:
             raise TargetError(f"{remote.target.url}: cannot read the free space of the"
                               " board's /lib/modules (df -Pk)") from None
-        old_kb = int(f["old_kb"]) if f.get("old_kb", "").isdigit() else 0
-        if (free_kb + old_kb) << 10 < need:
-            raise TargetError(f"{remote.target.url}: the board's /lib/modules has"
-                              f" {(free_kb + old_kb) >> 10} MiB free (with /lib/modules/{rel}"
-                              f" replaced), the modules of {name} need {(need >> 20) + 1} MiB"
-                              " unpacked: free some there")
+        old_kb += int(f["old_kb"]) if f.get("old_kb", "").isdigit() else 0
+    total = sum(need.values())
+    if (free_kb + old_kb) << 10 < total:
+        raise TargetError(f"{remote.target.url}: the board's /lib/modules has"
+                          f" {(free_kb + old_kb) >> 10} MiB free (with"
+                          f" {', '.join('/lib/modules/' + r for r in need)} replaced), the"
+                          f" modules of {', '.join(n for ns in names.values() for n in ns)}"
+                          f" need {(total >> 20) + 1} MiB unpacked: free some there")
 
 
 def install_modules(remote, tdir, out, rel):
@@ -780,7 +849,8 @@ def main(args, argv, run=subprocess.run):
     remote = Remote(tgt, args.target_ssh_config, run=run)
     tdir = args.target_dir
     log(f"checking {tgt.url}")
-    precheck(remote, tdir, args.load, args.target_reboot)
+    boots = runs * len(args.variants)
+    precheck(remote, tdir, args.load, args.target_reboot, boots=boots)
     hw = identity(remote)
     log(f"board: {hw['cpu_model']}, DMI {hw['dmi_product']}, {hw['machine']},"
         f" kernel {hw['host_kernel']}")
@@ -802,7 +872,8 @@ def main(args, argv, run=subprocess.run):
     need = max(kernel_bytes(out) for out in outs.values()) + (
         os.path.getsize(args.target_initrd) if args.target_initrd else 0)
     if need > NEED_MB << 20:
-        precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1)
+        precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1,
+                 boots=boots)
     check_modules_room(remote, outs)
     results_dir = experiment.new_results_dir(bdir, report_dir=True)
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),

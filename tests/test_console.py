@@ -291,6 +291,51 @@ def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_pat
     assert not alive, "a hackbench outlived the load"
 
 
+# stress-ng 0.15.06's --metrics-brief lines (Debian 12's, the one the
+# initramfs packs), as it printed them for `stress-ng --cpu 1 --pipe 1 -t 1s -q
+# --metrics-brief` on this host.
+STRESS_NG_METRICS = (
+    "stress-ng: metrc: [7901] stressor       bogo ops real time  usr time  sys time"
+    "   bogo ops/s     bogo ops/s\n"
+    "stress-ng: metrc: [7901]                           (secs)    (secs)    (secs)"
+    "   (real time) (usr+sys time)\n"
+    "stress-ng: metrc: [7901] cpu                 700      1.00      0.66      0.00"
+    "       699.23        1060.61\n"
+    "stress-ng: metrc: [7901] pipe             224262      1.00      0.13      0.70"
+    "    224077.38      270195.58\n"
+    "stress-ng: metrc: [7901] miscellaneous metrics:\n"
+    "stress-ng: metrc: [7901] pipe                 142.55 MB per sec pipe write rate"
+    " (geometic mean of 1 instances)\n")
+
+
+def test_guest_cyclictest_load_reports_stress_ngs_bogo_ops(tmp_path):
+    """Under the stress-ng mix the load's work is stress-ng's own bogo-op
+    count per stressor, read from its --metrics-brief lines: with 0.15's
+    format ("stress-ng: metrc: [pid] stressor ops ...") every stressor is
+    reported, not an empty "# load work:" that makes every run invalid."""
+    import shutil
+    import subprocess
+    busybox = shutil.which("busybox")
+    if not busybox:
+        pytest.skip("no busybox on this host")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "cyclictest").write_text(
+        "#!/bin/sh\nfor a; do case $a in --histfile=*) h=${a#--histfile=};; esac; done\n"
+        "printf '000010 000005\\n# Total: 000000005\\n# Max Latencies: 00010\\n' > $h\n")
+    (bindir / "stress-ng").write_text("#!/bin/sh\ncat <<'EOF'\n" + STRESS_NG_METRICS + "EOF\n")
+    for f in bindir.iterdir():
+        f.chmod(0o755)
+    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
+    r = subprocess.run([busybox, "sh", script, "1", "stress"], capture_output=True,
+                       text=True, timeout=90, cwd=tmp_path,
+                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
+                            "PVRT_LOAD_WORK": str(tmp_path / "work")})
+    assert r.returncode == 0, r.stderr
+    body = console.sections(r.stdout)["cyclictest"][1]
+    assert console.load_work(body) == {"cpu": 700, "pipe": 224262}
+
+
 def test_latency_over_time_puts_each_window_at_its_end():
     """cyclictest -o N prints the cycle of each window's maximum, not the
     window's end: a maximum early in the second window must still be

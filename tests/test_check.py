@@ -947,3 +947,34 @@ def test_the_board_is_stopped_when_it_does_not_start_or_the_job_crashes(tmp_path
     out = capsys.readouterr().out
     assert "FAIL  validate --target ran to its end" in out and "did not answer" in out
     assert chk.res.passed + chk.res.failed == 11 and calls[-1] == "stop"
+
+
+@pytest.mark.parametrize("failing", ["ikt-check", "bench-loader-check", "futex-pi-timeout", ""])
+def test_the_futex_pi_program_runs_whatever_failed_before_it(failing, tmp_path, monkeypatch):
+    """The boot's guest command, run by a shell with each step a stub: an
+    earlier step's failure must not hide the futex verdict (a "no futex-pi
+    section" instead), and the command's status still says it failed."""
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    fake = _FakeBoot()
+    cmds = []
+    monkeypatch.setattr(check.boot, "boot", lambda k, cmd, *a, **kw: (cmds.append(cmd),
+                                                                       fake(k, cmd, *a, **kw))[1])
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.build, "configure", lambda *a, **k: [])
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: [])
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (1, 0))
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_boot()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for step in ("ikt-check", "torture", "cyclictest-load", "bench-loader-check",
+                 "futex-pi-timeout"):
+        (bindir / step).write_text(f"#!/bin/sh\necho {step}\nexit {int(step == failing)}\n")
+        (bindir / step).chmod(0o755)
+    r = subprocess.run(["sh", "-c", cmds[0]], capture_output=True, text=True,
+                       env={"PATH": f"{bindir}:/usr/bin:/bin"})
+    assert "futex-pi-timeout" in r.stdout.split()
+    assert (r.returncode != 0) == bool(failing)

@@ -557,9 +557,12 @@ class Check:
             self.res.case("boot", "not run: the project kernel did not build", False)
             return
         out = os.path.join(self.bdir, "out", "project")
+        # futex-pi-timeout runs whatever failed before it (its own case
+        # would say "no futex-pi section"); the command fails if any step did.
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
-               " && cyclictest-load 10 hackbench && bench-loader-check && futex-pi-timeout")
+               " && cyclictest-load 10 hackbench && bench-loader-check; rc=$?;"
+               " futex-pi-timeout && exit $rc")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,

@@ -769,16 +769,24 @@ def test_odebug_is_a_splat():
     assert console.splats("ODEBUG: init on stack object (hrtimer) not annotated\n")
 
 
-FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms,"
-            " sched_rt_runtime_us 950000"] + [
+FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms, rest 3 s,"
+            " sched_rt_runtime_us 950000, sched_rt_period_us 1000000"] + [
     f"futex-pi-timeout: run {i}: FUTEX_LOCK_PI2 100 ms: returned -1 (ETIMEDOUT) after"
-    f" {ms} ms: ok" for i, ms in ((1, 100), (2, 105), (3, 134))]
+    f" {ms} ms, queued {ms - 1} ms (at least 90), owner switched out 0 times meanwhile: ok"
+    for i, ms in ((1, 100), (2, 135), (3, 100))]
 
 
 @pytest.mark.parametrize("sec, ok", [
     ((0, FUTEX_OK), True),
     # the rtmutex spin fix's "before" figures: the first run overran
-    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms: ok", "1006 ms: LATE")] + FUTEX_OK[2:]),
+    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms,", "1110 ms,").replace(": ok", ": LATE")]
+      + FUTEX_OK[2:]), False),
+    # a run that did not show a wait on a running owner
+    ((1, FUTEX_OK[:2] + [FUTEX_OK[2].replace("0 times meanwhile: ok", "1 times meanwhile:"
+                                             " NOT SHOWN (no wait on a running owner)")]
+      + FUTEX_OK[3:]), False),
+    # refused: the program's own limits
+    ((2, FUTEX_OK[:1] + ["futex-pi-timeout: sched_rt_period_us must be at most 3000000"]),
      False),
     ((2, FUTEX_OK[:1] + ["futex-pi-timeout: needs 2 CPUs"]), False),
     ((0, FUTEX_OK[:3]), False),         # a run missing

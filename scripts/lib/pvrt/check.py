@@ -612,13 +612,17 @@ class Check:
     def boot_futex_pi(self, secs):
         """guest/futex-pi-timeout.c: a FUTEX_LOCK_PI2 waiter's 100 ms timeout
         against an owner running on the other CPU, three runs, each within
-        the program's bound (its header says why 500 ms)."""
+        the program's bound (its header says why 500 ms) and each shown to
+        have waited on the owner while it ran (queued for the timeout, the
+        owner never switched out meanwhile); a guest the program refuses
+        (rc 2) fails."""
         sec = secs.get("futex-pi")
         runs = [ln for ln in sec[1] if ": run " in ln] if sec else []
         for ln in runs:
             print("        " + ln)
         self.res.case("boot", "FUTEX_LOCK_PI2 with a 100 ms timeout returns -ETIMEDOUT within"
-                      " 500 ms while the owner runs on the other CPU (3 runs)",
+                      " 500 ms while the owner runs on the other CPU, never switched out"
+                      " (3 runs)",
                       bool(sec) and sec[0] == 0 and len(runs) == 3,
                       "\n".join(sec[1][-12:]) if sec else "no futex-pi section")
 

@@ -986,3 +986,32 @@ def test_the_futex_pi_program_runs_whatever_failed_before_it(failing, tmp_path, 
                        env={"PATH": f"{bindir}:/usr/bin:/bin"})
     assert "futex-pi-timeout" in r.stdout.split()
     assert (r.returncode != 0) == bool(failing)
+
+
+def test_a_modpost_warning_fails_the_module_build(tmp_path, monkeypatch, capsys):
+    """modpost's warnings (a section mismatch, a missing MODULE_DESCRIPTION())
+    leave its status 0 and the .ko built: they fail the case too."""
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    tests = os.path.join(c.tree, "kernel", "locking", "tests")
+    os.makedirs(tests)
+    for mod in check.Check.KUNIT_MODULES:
+        with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
+            f.write("/* suite */\n")
+
+    def run(cmd, *a, **k):
+        m = next(x for x in cmd if x.startswith("M="))[2:]
+        mod = os.path.basename(m).split("-module")[0]
+        open(os.path.join(m, f"{mod}.ko"), "w", encoding="utf-8").close()
+        warn = (f"WARNING: modpost: missing MODULE_DESCRIPTION() in {mod}.o\n"
+                if mod == "pv_mutex_kunit" else "")
+        return subprocess.CompletedProcess(cmd, 0, "  MODPOST Module.symvers\n", warn)
+
+    monkeypatch.setattr(c, "run", run)
+    c.kunit_module_modpost(str(tmp_path / "out"))
+    out = capsys.readouterr().out
+    assert "FAIL  pv_mutex_kunit builds as a module" in out
+    assert "missing MODULE_DESCRIPTION() in pv_mutex_kunit.o" in out
+    assert "ok  pv_spinlock_kunit builds as a module" in out

@@ -382,8 +382,8 @@ class Check:
         """The KUnit suites, built in here, also build as modules: each
         source compiled as an external module against the KERNEL kernel's
         Module.symvers in OUT, so that modpost rejects a symbol the kernel
-        does not export (as max_lock_depth is not).  One object and modpost
-        each.  The debug kernel's run builds the suites' lockdep parts."""
+        does not export (as max_lock_depth is not); a modpost warning fails
+        it too.  One object and modpost each.  The debug kernel's run builds the suites' lockdep parts."""
         for mod in self.KUNIT_MODULES:
             src = os.path.join(self.tree, "kernel", "locking", "tests", f"{mod}.c")
             name = f"{mod} builds as a module (modpost against the {kernel} kernel)"
@@ -402,9 +402,13 @@ class Check:
                 f.write(f"obj-m += {mod}.o\n")
             res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
                            cwd=self.tree)
-            self.res.case(stage, name, res.returncode == 0 and
+            # modpost warns (a section mismatch, no MODULE_DESCRIPTION())
+            # and still exits 0: a warning fails the case too.
+            warned = [ln for ln in (res.stdout + res.stderr).splitlines()
+                      if "WARNING: modpost:" in ln]
+            self.res.case(stage, name, res.returncode == 0 and not warned and
                           os.path.exists(os.path.join(mdir, f"{mod}.ko")),
-                          self.tail(res.stdout + res.stderr))
+                          "\n".join(warned) or self.tail(res.stdout + res.stderr))
 
     def tuned_stock_config(self, out):
         """variants/stock-tuned, configured (not built) in the check tree,

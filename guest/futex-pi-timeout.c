@@ -14,9 +14,11 @@
  * owner: the owner, in each turn of its loop, reads its involuntary context
  * switches (ru_nivcsw of getrusage(RUSAGE_THREAD)) and then the futex word;
  * the first time it sees FUTEX_WAITERS there (the waiter is queued on the
- * futex) it notes the time and that count.  The waiter must have returned
- * at least QUEUED_MS after that, and the owner must not have been switched
- * out involuntarily from then until it stopped.  Otherwise a guest stall
+ * futex) it notes the time and that count.  That must be at least
+ * QUEUED_MS before the waiter's deadline, so that the waiter was waiting
+ * when its timeout expired, and the owner must not have been switched out
+ * involuntarily from then until it stopped, after the waiter returned: it
+ * ran all along, and the waiter spun on it.  Otherwise a guest stall
  * between computing the deadline and the call (the waiter would find its
  * timeout expired before it ever spun) or an owner preempted while the
  * waiter was queued (the waiter would sleep, not spin) makes a kernel
@@ -81,7 +83,7 @@
 #define RUNS		3
 #define TIMEOUT_MS	100
 #define LATE_MS		500
-#define QUEUED_MS	(TIMEOUT_MS - 10)	/* queued at least this long */
+#define QUEUED_MS	(TIMEOUT_MS / 2)	/* queued this long before the deadline */
 #define SETTLE_MS	10	/* the owner spins this long before the call */
 #define REST_S		3	/* without RT load before each run */
 #define OWNER_MAX_NS	3000000000LL
@@ -192,7 +194,7 @@ static long long read_number(const char *path, long long none)
  */
 static int run(int i)
 {
-	int64_t start, end, queued_ms = -1, ms;
+	int64_t start, end, deadline, queued_ms = -1, ms;
 	long switches = -1;
 	const char *verdict;
 	struct timespec to;
@@ -225,6 +227,7 @@ static int run(int i)
 		to.tv_sec++;
 		to.tv_nsec -= 1000000000L;
 	}
+	deadline = to.tv_sec * 1000000000LL + to.tv_nsec;
 	r = syscall(SYS_futex, &lockword, FUTEX_LOCK_PI2, 0, &to, NULL, 0);
 	err = errno;
 	end = now_ns();
@@ -236,7 +239,7 @@ static int run(int i)
 	pthread_join(t, NULL);
 	timed_out = r == -1 && err == ETIMEDOUT;
 	if (seen.waiters_ns) {
-		queued_ms = (end - seen.waiters_ns) / 1000000;
+		queued_ms = (deadline - seen.waiters_ns) / 1000000;
 		if (seen.nivcsw_waiters >= 0 && seen.nivcsw_end >= 0)
 			switches = seen.nivcsw_end - seen.nivcsw_waiters;
 	}
@@ -249,7 +252,8 @@ static int run(int i)
 	else
 		verdict = "ok";
 	printf("futex-pi-timeout: run %d: FUTEX_LOCK_PI2 %d ms: returned %ld (%s) after %lld ms,"
-	       " queued %lld ms (at least %d), owner switched out %ld times meanwhile: %s\n",
+	       " queued %lld ms before the deadline (at least %d), owner switched out %ld times"
+	       " meanwhile: %s\n",
 	       i, TIMEOUT_MS, r, r == 0 ? "locked" : timed_out ? "ETIMEDOUT" : strerror(err),
 	       (long long)ms, (long long)queued_ms, QUEUED_MS, switches, verdict);
 	return strcmp(verdict, "ok") != 0;

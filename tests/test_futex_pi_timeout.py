@@ -56,7 +56,7 @@ def test_waiting_on_a_running_owner_passes(prog, tmp_path):
 
 @pytest.mark.parametrize("scenario", [
     "stall",        # the timeout expired before the waiter queued: it never spun
-    "latequeue",    # queued 50 ms before its 100 ms timeout
+    "latequeue",    # queued 60 ms into its 100 ms timeout
     "preempted",    # the owner was switched out while the waiter was queued
 ])
 def test_a_run_that_did_not_wait_on_a_running_owner_fails(prog, tmp_path, scenario):

@@ -50,7 +50,7 @@ static long lock_pi2(_Atomic uint32_t *word, const struct timespec *to)
 	const char *s = scenario();
 
 	if (!strcmp(s, "latequeue"))		/* a stall before it queued */
-		nap_ms(50);
+		nap_ms(60);
 	if (strcmp(s, "stall"))			/* stall: expired before it queued */
 		atomic_fetch_or(word, FUTEX_WAITERS);
 	if (!strcmp(s, "preempted")) {		/* the owner left its CPU meanwhile */

@@ -770,16 +770,24 @@ def test_odebug_is_a_splat():
     assert console.splats("ODEBUG: init on stack object (hrtimer) not annotated\n")
 
 
-FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms,"
-            " sched_rt_runtime_us 950000"] + [
+FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms, rest 3 s,"
+            " sched_rt_runtime_us 950000, sched_rt_period_us 1000000"] + [
     f"futex-pi-timeout: run {i}: FUTEX_LOCK_PI2 100 ms: returned -1 (ETIMEDOUT) after"
-    f" {ms} ms: ok" for i, ms in ((1, 100), (2, 105), (3, 134))]
+    f" {ms} ms, queued {ms - 10} ms before the deadline (at least 50), owner switched out 0 times meanwhile: ok"
+    for i, ms in ((1, 100), (2, 135), (3, 100))]
 
 
 @pytest.mark.parametrize("sec, ok", [
     ((0, FUTEX_OK), True),
     # the rtmutex spin fix's "before" figures: the first run overran
-    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms: ok", "1006 ms: LATE")] + FUTEX_OK[2:]),
+    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms,", "1110 ms,").replace(": ok", ": LATE")]
+      + FUTEX_OK[2:]), False),
+    # a run that did not show a wait on a running owner
+    ((1, FUTEX_OK[:2] + [FUTEX_OK[2].replace("0 times meanwhile: ok", "1 times meanwhile:"
+                                             " NOT SHOWN (no wait on a running owner)")]
+      + FUTEX_OK[3:]), False),
+    # refused: the program's own limits
+    ((2, FUTEX_OK[:1] + ["futex-pi-timeout: sched_rt_period_us must be at most 3000000"]),
      False),
     ((2, FUTEX_OK[:1] + ["futex-pi-timeout: needs 2 CPUs"]), False),
     ((0, FUTEX_OK[:3]), False),         # a run missing
@@ -1052,3 +1060,63 @@ def test_the_board_job_stops_waiting_for_a_board_whose_qemu_is_gone(tmp_path, mo
     monkeypatch.setattr(check.board, "start", start)
     chk.st_board()
     assert seen == [True, False] and check.target.ALIVE is None
+
+
+@pytest.mark.parametrize("failing", ["ikt-check", "bench-loader-check", "futex-pi-timeout", ""])
+def test_the_futex_pi_program_runs_whatever_failed_before_it(failing, tmp_path, monkeypatch):
+    """The boot's guest command, run by a shell with each step a stub: an
+    earlier step's failure must not hide the futex verdict (a "no futex-pi
+    section" instead), and the command's status still says it failed."""
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    fake = _FakeBoot()
+    cmds = []
+    monkeypatch.setattr(check.boot, "boot", lambda k, cmd, *a, **kw: (cmds.append(cmd),
+                                                                       fake(k, cmd, *a, **kw))[1])
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.build, "configure", lambda *a, **k: [])
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: [])
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (1, 0))
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_boot()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for step in ("ikt-check", "torture", "cyclictest-load", "bench-loader-check",
+                 "futex-pi-timeout"):
+        (bindir / step).write_text(f"#!/bin/sh\necho {step}\nexit {int(step == failing)}\n")
+        (bindir / step).chmod(0o755)
+    r = subprocess.run(["sh", "-c", cmds[0]], capture_output=True, text=True,
+                       env={"PATH": f"{bindir}:/usr/bin:/bin"})
+    assert "futex-pi-timeout" in r.stdout.split()
+    assert (r.returncode != 0) == bool(failing)
+
+
+def test_a_modpost_warning_fails_the_module_build(tmp_path, monkeypatch, capsys):
+    """modpost's warnings (a section mismatch, a missing MODULE_DESCRIPTION())
+    leave its status 0 and the .ko built: they fail the case too."""
+    import subprocess
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    tests = os.path.join(c.tree, "kernel", "locking", "tests")
+    os.makedirs(tests)
+    for mod in check.Check.KUNIT_MODULES:
+        with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
+            f.write("/* suite */\n")
+
+    def run(cmd, *a, **k):
+        m = next(x for x in cmd if x.startswith("M="))[2:]
+        mod = os.path.basename(m).split("-module")[0]
+        open(os.path.join(m, f"{mod}.ko"), "w", encoding="utf-8").close()
+        warn = (f"WARNING: modpost: missing MODULE_DESCRIPTION() in {mod}.o\n"
+                if mod == "pv_mutex_kunit" else "")
+        return subprocess.CompletedProcess(cmd, 0, "  MODPOST Module.symvers\n", warn)
+
+    monkeypatch.setattr(c, "run", run)
+    c.kunit_module_modpost(str(tmp_path / "out"))
+    out = capsys.readouterr().out
+    assert "FAIL  pv_mutex_kunit builds as a module" in out
+    assert "missing MODULE_DESCRIPTION() in pv_mutex_kunit.o" in out
+    assert "ok  pv_spinlock_kunit builds as a module" in out

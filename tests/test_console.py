@@ -438,3 +438,24 @@ def test_a_trace_without_a_report_in_a_bracket_is_not_expected():
     text = _BEGIN + "[ 2.0] Call Trace:\n[ 2.0]  dump_stack_lvl+0x62/0x90\n" + _END
     assert console.splats(text) == [(2, "Call Trace:")]
     assert console.missing_expected(text) == [(1, "unlock by non-owner")]
+
+
+def test_bracket_lines_and_a_repeated_headline_are_not_splats():
+    """The locktorture stage's brackets (postings' console): "expect a
+    warning: ... (!!!)" is the bracket's own line, not a report, and
+    locktorture prints its "Violations: ... !!!" statistics line twice (the
+    stats thread, then the cleanup): one report.  The skip-deboost bracket
+    got no report at all."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                        "posting-locktorture-brackets.log")
+    with open(path) as f:
+        text = f.read()
+    assert console.splats(text) == []
+    assert console.missing_expected(text) == [
+        (7, "skip-deboost, PI violations counted (!!!)")]
+    # A different headline in the same bracket is still a second report.
+    twice = text.replace("Violations: 46 (boost 11, deboost 35) !!!\n[  167.210799]",
+                         "Violations: 45 (boost 11, deboost 34) !!!\n[  167.210799]")
+    assert [ln for _, ln in console.splats(twice)] == [
+        "rtmutex_lock-torture: PI checks: 692 (boost 13, deboost 679)  Inconclusive: 15"
+        "  Violations: 46 (boost 11, deboost 35) !!!"]

@@ -30,3 +30,25 @@ def test_a_guest_program_that_does_not_compile_is_refused(tmp_path):
     with pytest.raises(PvrtError, match="does not compile"):
         initramfs.compile_guest(str(src), str(tmp_path / "bad"))
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_digest_follows_the_compiler_and_its_static_libc(tmp_path, monkeypatch):
+    """The guest programs are built with gcc against its static libc: a new
+    gcc or libc.a gives a new initramfs."""
+    libc = tmp_path / "libc.a"
+    libc.write_text("glibc 2.36\n")
+    gcc = tmp_path / "bin" / "gcc"
+    gcc.parent.mkdir()
+    gcc.write_text('#!/bin/sh\ncase "$1" in -print-file-name=libc.a) echo "$FAKE_LIBC";;'
+                   ' *) echo "gcc (Debian) $FAKE_GCC";; esac\n')
+    gcc.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{gcc.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_LIBC", str(libc))
+    monkeypatch.setenv("FAKE_GCC", "12.2.0")
+    first = initramfs.inputs_digest(TOP)
+    assert initramfs.inputs_digest(TOP) == first
+    monkeypatch.setenv("FAKE_GCC", "13.1.0")
+    second = initramfs.inputs_digest(TOP)
+    assert second != first
+    libc.write_text("glibc 2.37\n")
+    assert initramfs.inputs_digest(TOP) not in (first, second)

@@ -386,8 +386,8 @@ class Check:
         """The KUnit suites, built in here, also build as modules: each
         source compiled as an external module against the KERNEL kernel's
         Module.symvers in OUT, so that modpost rejects a symbol the kernel
-        does not export (as max_lock_depth is not).  One object and modpost
-        each.  The debug kernel's run builds the suites' lockdep parts."""
+        does not export (as max_lock_depth is not); a modpost warning fails
+        it too.  One object and modpost each.  The debug kernel's run builds the suites' lockdep parts."""
         for mod in self.KUNIT_MODULES:
             src = os.path.join(self.tree, "kernel", "locking", "tests", f"{mod}.c")
             name = f"{mod} builds as a module (modpost against the {kernel} kernel)"
@@ -406,9 +406,13 @@ class Check:
                 f.write(f"obj-m += {mod}.o\n")
             res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
                            cwd=self.tree)
-            self.res.case(stage, name, res.returncode == 0 and
+            # modpost warns (a section mismatch, no MODULE_DESCRIPTION())
+            # and still exits 0: a warning fails the case too.
+            warned = [ln for ln in (res.stdout + res.stderr).splitlines()
+                      if "WARNING: modpost:" in ln]
+            self.res.case(stage, name, res.returncode == 0 and not warned and
                           os.path.exists(os.path.join(mdir, f"{mod}.ko")),
-                          self.tail(res.stdout + res.stderr))
+                          "\n".join(warned) or self.tail(res.stdout + res.stderr))
 
     def tuned_stock_config(self, out):
         """variants/stock-tuned, configured (not built) in the check tree,
@@ -561,9 +565,12 @@ class Check:
             self.res.case("boot", "not run: the project kernel did not build", False)
             return
         out = os.path.join(self.bdir, "out", "project")
+        # futex-pi-timeout runs whatever failed before it (its own case
+        # would say "no futex-pi section"); the command fails if any step did.
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
-               " && cyclictest-load 10 hackbench && bench-loader-check && futex-pi-timeout")
+               " && cyclictest-load 10 hackbench && bench-loader-check; rc=$?;"
+               " futex-pi-timeout && exit $rc")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
@@ -613,13 +620,17 @@ class Check:
     def boot_futex_pi(self, secs):
         """guest/futex-pi-timeout.c: a FUTEX_LOCK_PI2 waiter's 100 ms timeout
         against an owner running on the other CPU, three runs, each within
-        the program's bound (its header says why 500 ms)."""
+        the program's bound (its header says why 500 ms) and each shown to
+        have waited on the owner while it ran (queued for the timeout, the
+        owner never switched out meanwhile); a guest the program refuses
+        (rc 2) fails."""
         sec = secs.get("futex-pi")
         runs = [ln for ln in sec[1] if ": run " in ln] if sec else []
         for ln in runs:
             print("        " + ln)
         self.res.case("boot", "FUTEX_LOCK_PI2 with a 100 ms timeout returns -ETIMEDOUT within"
-                      " 500 ms while the owner runs on the other CPU (3 runs)",
+                      " 500 ms while the owner runs on the other CPU, never switched out"
+                      " (3 runs)",
                       bool(sec) and sec[0] == 0 and len(runs) == 3,
                       "\n".join(sec[1][-12:]) if sec else "no futex-pi section")
 

@@ -102,10 +102,13 @@ def _brackets(text):
     belong to the one report a bracket expects, and [(line number, what)]
     of the brackets that got none or never ended.  A report's headline is
     any splat line but a "Call Trace:" or a banner; each headline starts a
-    report, except within a WARN_ON() report (cut here ... end trace).  A
+    report, except within a WARN_ON() report (cut here ... end trace) and
+    for a word-for-word repeat of the expected report's headline (locktorture
+    prints its statistics line twice: the stats thread, then its cleanup).  A
     trace before any headline is no report's: it is not expected."""
     expected, missing = set(), []
     begin, reports, in_cut, cut_counted = None, 0, False, False
+    headlines = set()
     for i, line in enumerate(lines(text), 1):
         m = EXPECT_BEGIN.search(line)
         ended = EXPECT_END.search(line) or _KTAP_RESULT.match(line)
@@ -117,7 +120,7 @@ def _brackets(text):
                 missing.append(begin)
             begin = None
         if m:
-            begin, reports = (i, m.group(1)), 0
+            begin, reports, headlines = (i, m.group(1)), 0, set()
             continue
         if _CUT_BEGIN.match(line):
             in_cut, cut_counted = True, False
@@ -128,11 +131,15 @@ def _brackets(text):
         if not _SPLAT.search(line) or begin is None:
             continue
         if not _REPORT_BODY.match(line):
+            if reports == 1 and line in headlines:
+                expected.add(i)
+                continue
             if not (in_cut and cut_counted):
                 reports += 1
                 cut_counted = in_cut
             if reports == 1:
                 expected.add(i)
+                headlines.add(line)
         # a banner may open the report; a trace belongs to one
         elif reports == 1 or (reports == 0 and not line.startswith("Call Trace:")):
             expected.add(i)
@@ -145,7 +152,8 @@ def splats(text, allow=()):
     """Lines that report a kernel bug, [(line number, text)].
 
     A line of the one report a test's bracket expects is not reported
-    (more than one report in a bracket is).  A line matching one of the
+    (more than one report in a bracket is), and neither are the bracket's
+    own lines (their text may name what they expect: "(!!!)").  A line matching one of the
     ALLOW regexes is not reported, and neither is the "Call Trace:" of the
     report it starts (within the next 40 lines).
     """
@@ -153,7 +161,8 @@ def splats(text, allow=()):
     expected, _missing = _brackets(text)
     found, allowed_until = [], 0
     for i, line in enumerate(lines(text), 1):
-        if not _SPLAT.search(line) or i in expected:
+        if (not _SPLAT.search(line) or i in expected
+                or EXPECT_BEGIN.search(line) or EXPECT_END.search(line)):
             continue
         if any(a.search(line) for a in allow_re):
             allowed_until = i + 40

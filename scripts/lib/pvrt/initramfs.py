@@ -123,13 +123,29 @@ def build(top, out):
     return out
 
 
+def compiler_inputs():
+    """What compile_guest() builds with besides the source: `gcc --version`
+    and the path of the static libc it links (None for either it lacks)."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        return None, None
+    ver = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
+    libc = subprocess.run([gcc, "-print-file-name=libc.a"], capture_output=True,
+                          text=True).stdout.strip()
+    return ver, (libc if os.path.isabs(libc) else None)
+
+
 def inputs_digest(top):
-    """A digest of what goes into the initramfs, to reuse an up-to-date one."""
+    """A digest of what goes into the initramfs, to reuse an up-to-date one:
+    the programs copied in, the guest's files, the compiler of its C
+    programs and their static libc."""
     h = hashlib.sha256()
+    ver, libc = compiler_inputs()
+    h.update((ver or "no gcc").encode())
     paths = [BUSYBOX] + [shutil.which(p) or p for p in PROGRAMS] + [rtla_path() or "no-rtla"]
     guest = os.path.join(top, "guest")
     paths += sorted(os.path.join(guest, n) for n in os.listdir(guest))
-    paths.append(__file__)
+    paths += [__file__, libc or "no-libc.a"]
     for p in paths:
         h.update(p.encode())
         if os.path.exists(p):

@@ -253,12 +253,15 @@ def kexec_usable(url, f, boots=1):
                           " `kexec -l -c` uses: CONFIG_KEXEC is not set in its config"
                           " (/proc/config.gz or /boot/config-$(uname -r)): boot a kernel"
                           " with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+    # The counter is the running kernel's own (kernel/kexec_core.c: a static
+    # starting at -1, counted down by each load): every kernel the job kexecs
+    # starts afresh, so only a board kernel that allows no load at all is
+    # refused here; one whose boot scripts set 0 fails at its `kexec -l`.
     limit = f.get("kexec_load_limit_reboot", "")
-    if re.fullmatch(r"-?\d+", limit) and int(limit) != -1 and int(limit) < boots:
-        raise TargetError(f"{url}: /proc/sys/kernel/kexec_load_limit_reboot is {limit}, the"
-                          f" job boots {boots} kernel(s), each with one kexec_load() that"
-                          " counts it down: set it to -1 on the board (or at least"
-                          f" {boots}), or give --target-reboot CMD")
+    if limit == "0":
+        raise TargetError(f"{url}: /proc/sys/kernel/kexec_load_limit_reboot is 0: the"
+                          " board's running kernel allows no kexec_load() before a reboot:"
+                          " reboot it without setting that sysctl, or give --target-reboot CMD")
     if f.get("kexec_load_disabled") == "1":
         raise TargetError(f"{url}: kexec is disabled on the board"
                           " (/proc/sys/kernel/kexec_load_disabled is 1, which only a reboot"

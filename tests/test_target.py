@@ -676,3 +676,33 @@ def test_the_wait_for_the_board_ends_when_its_owner_says_it_is_gone(monkeypatch)
     monkeypatch.setattr(target, "ALIVE", lambda: False)
     with pytest.raises(target.TargetError, match="the board is gone"):
         target.wait_back(Down(), "old", 600, poll=0)
+
+
+@pytest.mark.parametrize("config, gzip, says", [
+    ("CONFIG_KEXEC=y\n", True, "y"),
+    ("# CONFIG_KEXEC is not set\nCONFIG_KEXEC_FILE=y\n", True, "n"),
+    ("CONFIG_KEXEC=y\n", False, "unknown"),       # no gzip on the board
+    (None, True, "unknown")])                     # no config to read
+def test_the_kexec_config_probe_says_what_it_read(tmp_path, config, gzip, says):
+    """The probe's own shell, run with /proc/config.gz pointed at a file
+    here: y, n, and "unknown" (never "n") when it cannot read the config."""
+    import gzip as gz
+    import shutil
+    import subprocess
+    script = target.probe_script(str(tmp_path / "d"), [])
+    snippet = script[script.index("if [ -r /proc/config.gz ]"):
+                     script.index("echo kexec_load_disabled=")].rstrip("; \n")
+    cfg = tmp_path / "config.gz"
+    if config is not None:
+        cfg.write_bytes(gz.compress(config.encode()))
+    snippet = snippet.replace("/proc/config.gz", str(cfg)).replace(
+        "/boot/config-$(uname -r)", str(tmp_path / "none"))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for prog in ("grep", "printf", "cat", "uname") + (("gzip",) if gzip else ()):
+        path = shutil.which(prog)
+        if path:
+            os.symlink(path, bindir / prog)
+    res = subprocess.run(["/bin/sh", "-c", snippet], capture_output=True, text=True,
+                         env={"PATH": str(bindir)}, check=True)
+    assert res.stdout.strip() == f"kexec_config={says}"

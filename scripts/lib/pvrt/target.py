@@ -175,8 +175,12 @@ def probe_script(tdir, progs):
               "if [ -r /proc/config.gz ]; then kc='gzip -dc /proc/config.gz';"
               " elif [ -r /boot/config-$(uname -r) ]; then kc=\"cat /boot/config-$(uname -r)\";"
               " else kc=; fi",
-              "echo kexec_config=$(if [ -z \"$kc\" ]; then echo unknown;"
-              " elif $kc 2>/dev/null | grep -q '^CONFIG_KEXEC=y$'; then echo y; else echo n; fi)",
+              # A config that cannot be read (no gzip, a broken file) is
+              # "unknown", not "n".
+              "cfg=; [ -z \"$kc\" ] || cfg=$($kc 2>/dev/null) || cfg=",
+              "echo kexec_config=$(if [ -z \"$cfg\" ]; then echo unknown;"
+              " elif printf '%s\\n' \"$cfg\" | grep -q '^CONFIG_KEXEC=y$'; then echo y;"
+              " else echo n; fi)",
               "echo kexec_load_disabled=$(cat /proc/sys/kernel/kexec_load_disabled"
               " 2>/dev/null)",
               "echo kexec_load_limit_reboot=$(cat /proc/sys/kernel/kexec_load_limit_reboot"
@@ -360,8 +364,10 @@ else
 			echo "$old" > $T/tracing_thresh
 			echo "$old_max" > $T/tracing_max_latency
 		}}
+		# PIPE: the job's ssh killed (its timeout) closes our output; the
+		# next echo raises SIGPIPE, which must restore too.
 		trap 'kill $sleeper 2>/dev/null; restore; [ -z "$mounted" ] || umount $mounted; exit 143' \
-			TERM HUP INT
+			TERM HUP INT PIPE
 		echo {threshold} > $T/tracing_thresh
 		echo 0 > $T/tracing_max_latency
 		echo hwlat > $T/current_tracer
@@ -372,7 +378,7 @@ else
 		wait $sleeper
 		echo "# max $(cat $T/tracing_max_latency)"
 		grep -v '^#' $T/trace
-		trap - TERM HUP INT
+		trap - TERM HUP INT PIPE
 		restore
 		rc=0
 	else

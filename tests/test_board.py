@@ -58,9 +58,10 @@ def test_the_boards_qemu_dies_with_the_process_that_started_it(tmp_path):
     import time
     lib = os.path.join(os.path.dirname(__file__), "..", "scripts", "lib")
     res = subprocess.run([sys.executable, "-c",
-                          "import subprocess; from pvrt import board;"
+                          "import os, subprocess; from pvrt import board;"
                           " p = subprocess.Popen(['sleep', '600'], start_new_session=True,"
-                          " preexec_fn=board.die_with_parent); print(p.pid, flush=True)"],
+                          " preexec_fn=board.die_with_parent(os.getpid()));"
+                          " print(p.pid, flush=True)"],
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": lib},
                          check=True)
     pid = int(res.stdout)
@@ -93,5 +94,14 @@ def test_start_runs_qemu_to_die_with_its_parent(tmp_path, monkeypatch):
         return Proc()
     monkeypatch.setattr(board.subprocess, "Popen", popen)
     with pytest.raises(PvrtError, match="exited with 1"):
-        board.start(str(tmp_path), str(tmp_path), str(tmp_path / "bzImage"), 40022)
-    assert seen["preexec_fn"] is board.die_with_parent
+        board.start(str(tmp_path), str(tmp_path), str(tmp_path / "bzImage"), 40022,
+                    die_with_caller=True)
+    assert callable(seen["preexec_fn"])
+    # `scripts/board start` exits once the board is up: its QEMU must not die
+    # with it (the README's start, validate, stop).
+    seen.clear()
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    with pytest.raises(PvrtError, match="exited with 1"):
+        board.main(["start", "--port", "40022", "--kernel", str(tmp_path / "bzImage")])
+    assert seen["preexec_fn"] is None

@@ -1018,6 +1018,31 @@ def test_sigterm_during_the_board_job_stops_the_board(tmp_path, monkeypatch):
     assert signal.getsignal(signal.SIGTERM) == old
 
 
+def test_sigterm_ends_the_whole_check_not_one_stage(tmp_path, monkeypatch):
+    """Check.stage records a stage's SystemExit as its failed case, but the
+    SIGTERM/SIGHUP of exit_on_signals must end the check: no later stage."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    chk = check.Check(argparse.Namespace(only=None))
+
+    def killed():
+        raise check.Terminated(143)
+    with pytest.raises(check.Terminated):
+        chk.stage("board", killed)
+
+
+def test_a_signal_ignored_by_the_caller_stays_ignored():
+    """nohup or a CI runner ignoring SIGHUP: the check must not die of it."""
+    import signal
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with check.exit_on_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, old)
+
+
 def test_a_board_qemu_that_survives_the_stop_fails_the_stage(tmp_path, monkeypatch, capsys):
     def job(argv, bdir):
         _board_report(bdir, _board_rows(ids))

@@ -134,16 +134,26 @@ def qemu_pid(bdir):
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent():
-    """In the child before exec: SIGKILL when the process that started it
-    dies (prctl(PR_SET_PDEATHSIG)), so that a check killed outright leaves no
-    QEMU (7.2 has no -run-with exit-with-parent)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0):
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
+_LIBC = ctypes.CDLL(None, use_errno=True)     # resolved here, not in a forked child
 
 
-def start(top, bdir, kernel, port, memory=1024, timeout=600):
+def die_with_parent(parent):
+    """A preexec_fn: in the child before exec, SIGKILL when PARENT (the
+    process that forked it) dies (prctl(PR_SET_PDEATHSIG)), so that a check
+    killed outright leaves no QEMU (7.2 has no -run-with exit-with-parent).
+    A parent already gone before the prctl: the child exits at once."""
+    def fn():
+        if _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0):
+            os._exit(1)
+        if os.getppid() != parent:
+            os._exit(1)
+    return fn
+
+
+def start(top, bdir, kernel, port, memory=1024, timeout=600, die_with_caller=False):
+    """Start the board; DIE_WITH_CALLER: its QEMU is killed when this process
+    dies (make check's stage), not for `scripts/board start`, whose board
+    must outlive the command."""
     if qemu_pid(bdir):
         raise PvrtError(f"a board runs already (pid {qemu_pid(bdir)}): scripts/board stop")
     if not os.path.isfile(kernel):
@@ -165,7 +175,8 @@ def start(top, bdir, kernel, port, memory=1024, timeout=600):
     with open(os.path.join(d, "qemu.log"), "wb") as qlog:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qlog,
                                 stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=die_with_parent)
+                                preexec_fn=(die_with_parent(os.getpid()) if die_with_caller
+                                            else None))
     with open(os.path.join(d, "qemu.pid"), "w", encoding="utf-8") as f:
         f.write(f"{proc.pid}\n")
     with open(os.path.join(d, "port"), "w", encoding="utf-8") as f:

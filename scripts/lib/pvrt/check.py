@@ -152,6 +152,8 @@ class Check:
             fn()
         except PvrtError as e:          # a tool refused: a failed case of this stage
             self.res.case(name, "stage", False, str(e))
+        except Terminated:              # SIGTERM/SIGHUP end the whole check
+            raise
         except SystemExit as e:
             self.res.case(name, "stage", False, str(e.code))
         except subprocess.CalledProcessError as e:
@@ -814,7 +816,7 @@ class Check:
             if all(outs.values()):
                 job = "not run: the board did not start"
                 port = board.start(self.top, self.bdir, build.kernel_image(outs["board"]), None,
-                                   timeout=self.BOARD_TIMEOUT)
+                                   timeout=self.BOARD_TIMEOUT, die_with_caller=True)
                 pid = board.qemu_pid(self.bdir)
                 d = board.board_dir(self.bdir)
                 argv = ["--variants", ",".join(self.BOARD_VARIANTS),
@@ -1076,7 +1078,10 @@ def exit_on_signals(sigs=(signal.SIGTERM, signal.SIGHUP)):
     without running finally clauses; the old handlers back at the end."""
     def handler(signum, _frame):
         raise Terminated(128 + signum)
-    old = {s: signal.signal(s, handler) for s in sigs}
+    # A signal ignored by whoever started the check (nohup, a CI runner's
+    # SIGHUP) stays ignored.
+    old = {s: signal.signal(s, handler) for s in sigs
+           if signal.getsignal(s) is not signal.SIG_IGN}
     try:
         yield
     finally:

@@ -353,8 +353,9 @@ def main(argv=None):
 
     def gate_warning(step):
         return (f"skipped only by the load-work gate (load work {step['load_ratio']:.0%} of"
-                f" GOOD's): {args.figure} {step['figure']:g} us: the commit sought may be this"
-                " one")
+                f" GOOD's): {args.figure} "
+                + (f"{step['figure']:g} us" if step.get("figure") is not None else "not measured")
+                + ": the commit sought may be this one")
 
     if test(bad) == SKIP:
         raise BisectError(f"BAD {args.bad} cannot be tested: {steps[-1]['problem']}"

@@ -175,8 +175,12 @@ def probe_script(tdir, progs):
               "if [ -r /proc/config.gz ]; then kc='gzip -dc /proc/config.gz';"
               " elif [ -r /boot/config-$(uname -r) ]; then kc=\"cat /boot/config-$(uname -r)\";"
               " else kc=; fi",
-              "echo kexec_config=$(if [ -z \"$kc\" ]; then echo unknown;"
-              " elif $kc 2>/dev/null | grep -q '^CONFIG_KEXEC=y$'; then echo y; else echo n; fi)",
+              # A config that cannot be read (no gzip, a broken file) is
+              # "unknown", not "n".
+              "cfg=; [ -z \"$kc\" ] || cfg=$($kc 2>/dev/null) || cfg=",
+              "echo kexec_config=$(if [ -z \"$cfg\" ]; then echo unknown;"
+              " elif printf '%s\\n' \"$cfg\" | grep -q '^CONFIG_KEXEC=y$'; then echo y;"
+              " else echo n; fi)",
               "echo kexec_load_disabled=$(cat /proc/sys/kernel/kexec_load_disabled"
               " 2>/dev/null)",
               "echo kexec_load_limit_reboot=$(cat /proc/sys/kernel/kexec_load_limit_reboot"
@@ -253,12 +257,15 @@ def kexec_usable(url, f, boots=1):
                           " `kexec -l -c` uses: CONFIG_KEXEC is not set in its config"
                           " (/proc/config.gz or /boot/config-$(uname -r)): boot a kernel"
                           " with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+    # The counter is the running kernel's own (kernel/kexec_core.c: a static
+    # starting at -1, counted down by each load): every kernel the job kexecs
+    # starts afresh, so only a board kernel that allows no load at all is
+    # refused here; one whose boot scripts set 0 fails at its `kexec -l`.
     limit = f.get("kexec_load_limit_reboot", "")
-    if re.fullmatch(r"-?\d+", limit) and int(limit) != -1 and int(limit) < boots:
-        raise TargetError(f"{url}: /proc/sys/kernel/kexec_load_limit_reboot is {limit}, the"
-                          f" job boots {boots} kernel(s), each with one kexec_load() that"
-                          " counts it down: set it to -1 on the board (or at least"
-                          f" {boots}), or give --target-reboot CMD")
+    if limit == "0":
+        raise TargetError(f"{url}: /proc/sys/kernel/kexec_load_limit_reboot is 0: the"
+                          " board's running kernel allows no kexec_load() before a reboot:"
+                          " reboot it without setting that sysctl, or give --target-reboot CMD")
     if f.get("kexec_load_disabled") == "1":
         raise TargetError(f"{url}: kexec is disabled on the board"
                           " (/proc/sys/kernel/kexec_load_disabled is 1, which only a reboot"
@@ -357,8 +364,10 @@ else
 			echo "$old" > $T/tracing_thresh
 			echo "$old_max" > $T/tracing_max_latency
 		}}
+		# PIPE: the job's ssh killed (its timeout) closes our output; the
+		# next echo raises SIGPIPE, which must restore too.
 		trap 'kill $sleeper 2>/dev/null; restore; [ -z "$mounted" ] || umount $mounted; exit 143' \
-			TERM HUP INT
+			TERM HUP INT PIPE
 		echo {threshold} > $T/tracing_thresh
 		echo 0 > $T/tracing_max_latency
 		echo hwlat > $T/current_tracer
@@ -369,7 +378,7 @@ else
 		wait $sleeper
 		echo "# max $(cat $T/tracing_max_latency)"
 		grep -v '^#' $T/trace
-		trap - TERM HUP INT
+		trap - TERM HUP INT PIPE
 		restore
 		rc=0
 	else

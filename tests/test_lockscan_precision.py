@@ -1124,3 +1124,57 @@ def test_need_seqretry_means_the_seqlock_was_not_taken(tmp_path):
         """})
     (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
     assert site["context"] == "process", site["reason"]
+
+
+# advisor-fix4: the pass never answers "process" under a spinlock
+
+FIX4_USE = """\
+    static DEFINE_SPINLOCK(inner_lock);
+    static void use(void)
+    {
+    \tspin_lock(&inner_lock);
+    \tspin_unlock(&inner_lock);
+    }
+    """
+
+
+def fix4_verdict(tmp_path, files):
+    res = lockscan.analyse_class(tree_of(tmp_path, files), "inner_lock")
+    return {r["function"]: r["context"] for r in res["sites"]}
+
+
+def test_an_iterator_macro_changes_the_locked_pointer(tmp_path):
+    """list_for_each_entry_continue(p, ...) assigns p: &p->lock inside is
+    another object's lock, and the first one is still held at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE1(g, struct foo *, first)
+    {
+    \tstruct foo *p = first;
+
+    \tspin_lock(&p->lock);
+    \tlist_for_each_entry_continue(p, &first->list, node) {
+    \t\tspin_lock(&p->lock);
+    \t\tspin_unlock(&p->lock);
+    \t\tuse();
+    \t}
+    \tspin_unlock(&first->lock);
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_write_once_changes_the_locked_pointer(tmp_path):
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE2(a, struct foo *, x, struct foo *, y)
+    {
+    \tstruct foo *p = x;
+
+    \tspin_lock(&p->lock);
+    \tWRITE_ONCE(p, y);
+    \tspin_lock(&p->lock);
+    \tspin_unlock(&p->lock);
+    \tuse();
+    \tspin_unlock(&x->lock);
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}

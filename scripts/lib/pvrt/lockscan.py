@@ -1044,6 +1044,26 @@ def base_struct(base, func):
     return found.pop() if len(found) == 1 else None
 
 
+# calls whose bare argument may be assigned: a macro's (upper case, an
+# iterator, swap(), get_user()), not a function's copy of the value
+_MAY_ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*|\w*for_each\w*|do_each\w*|swap|\w*get_user\w*)$")
+
+
+def _callee(toks, i):
+    """The name called with toks[i] among its arguments, or None."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if toks[j] in (")", "]"):
+            depth += 1
+        elif toks[j] in ("(", "["):
+            if depth == 0:
+                return toks[j - 1] if toks[j] == "(" and j else None
+            depth -= 1
+        elif toks[j] in (";", "{", "}"):
+            return None
+    return None
+
+
 class Scan:
     """One pass over one function: sites of the target, calls of tracked
     functions with the state there, and the function's net effect."""
@@ -1583,6 +1603,11 @@ class Scan:
                     return False
                 continue
             if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
+                return False
+            if prev in ("(", ",") and nxt in (",", ")") and \
+                    _MAY_ASSIGN.match(_callee(body, i) or ""):
+                # a bare argument of a macro that may assign it:
+                # list_for_each_entry(p, ...), WRITE_ONCE(p, v), swap(p, q)
                 return False
         if not declared:
             # a global: a fixed lock unless reached through a pointer

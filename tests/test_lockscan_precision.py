@@ -1178,3 +1178,24 @@ def test_write_once_changes_the_locked_pointer(tmp_path):
     \treturn 0;
     }
     """}) == {"use": "atomic"}
+
+
+def test_a_release_in_the_second_operand_of_and_may_not_run(tmp_path):
+    """`if (x > 1 && drop(x))`: drop() is not called when x <= 1, and
+    g_lock is still held at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    static bool drop(int x)
+    {
+    \tspin_unlock(&g_lock);
+    \treturn x;
+    }
+    SYSCALL_DEFINE1(d, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x > 1 && drop(x))
+    \t\treturn 0;
+    \tuse();
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}

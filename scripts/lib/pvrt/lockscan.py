@@ -1420,6 +1420,54 @@ class Scan:
 
     # expressions
     def _expr(self, toks, i, end, st):
+        """Walk the expression TOKS[I:END], updating ST.  What is after
+        the first operand of && or || and the arms of ?: may not run: its
+        state is merged with the state without it (a release there does
+        not count on the paths that skip it)."""
+        ops, q, depth = [], None, 0
+        for j in range(i, end):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and t in ("&&", "||"):
+                ops.append(j)
+            elif depth == 0 and t == "?" and q is None:
+                q = j
+        if q is not None:
+            depth, c = 0, None
+            for j in range(q + 1, end):
+                t = toks[j][0]
+                if t in ("(", "[", "{"):
+                    depth += 1
+                elif t in (")", "]", "}"):
+                    depth -= 1
+                elif depth == 0 and t == ":":
+                    c = j
+                    break
+            if c is not None:
+                self._expr(toks, i, q, st)
+                s_a, s_b = st.copy(), st.copy()
+                self._expr(toks, q + 1, c, s_a)
+                self._expr(toks, c + 1, end, s_b)
+                self._assign(st, s_a.merge(s_b))
+                return
+        ops = [j for j in ops if q is None or j < q]
+        if ops:
+            self._expr(toks, i, ops[0], st)
+            for a, b in zip(ops, ops[1:] + [end]):
+                ran = st.copy()
+                self._expr(toks, a + 1, b, ran)
+                self._assign(st, st.copy().merge(ran))
+            return
+        self._expr1(toks, i, end, st)
+
+    @staticmethod
+    def _assign(st, new):
+        st.held, st.must, st.why, st.excl = new.held, new.must, new.why, new.excl
+
+    def _expr1(self, toks, i, end, st):
         j = i
         while j < end:
             t = toks[j][0]

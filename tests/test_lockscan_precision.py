@@ -1199,3 +1199,57 @@ def test_a_release_in_the_second_operand_of_and_may_not_run(tmp_path):
     \treturn 0;
     }
     """}) == {"use": "atomic"}
+
+
+def test_an_empty_stub_of_another_architecture_keeps_the_lock(tmp_path):
+    """Generic code calls arch_drop(): riscv's drops g_lock, x86's is
+    empty, so on x86 g_lock is still held at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE0(b)
+    {
+    \tspin_lock(&g_lock);
+    \tarch_drop();
+    \tuse();
+    \treturn 0;
+    }
+    """, "arch/riscv/kernel/d.c": """\
+    /* inner_lock */
+    void arch_drop(void)
+    {
+    \tspin_unlock(&g_lock);
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    void arch_drop(void)
+    {
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_the_other_side_of_an_ifdef_keeps_the_lock(tmp_path):
+    """Two generic definitions of maybe_drop() under #ifdef CONFIG_X / #else:
+    only one drops g_lock."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE0(e)
+    {
+    \tspin_lock(&g_lock);
+    \tmaybe_drop();
+    \tuse();
+    \treturn 0;
+    }
+    """, "kernel/b.c": """\
+    /* inner_lock */
+    #ifdef CONFIG_X
+    void maybe_drop(void)
+    {
+    \tspin_unlock(&g_lock);
+    }
+    #else
+    void maybe_drop(void)
+    {
+    \tother();
+    }
+    #endif
+    """}) == {"use": "atomic"}

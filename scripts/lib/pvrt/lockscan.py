@@ -1840,11 +1840,17 @@ class Analysis:
         inter = [sorted(set.intersection(*(set(r[i]) for _d, r in with_eff)))
                  for i in (1, 3, 4)]
         disputed = {}
-        if len({arch_of(d.path) for d in defs}) > 1 and \
-                any(r is None and not _is_stub(d) for d, r in recs):
-            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff)
+        keeps = {arch_of(d.path) for d, r in recs if r is None}
+        if keeps and len({arch_of(d.path) for d in defs}) > 1:
+            # a definition that releases nothing, an empty stub too,
+            # disputes the release for its architecture
+            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
                         for k in inter[0]}
             inter = [[k for k in x if k not in disputed] for x in inter]
+        elif keeps:
+            # both sides of an #if of one architecture (or of generic
+            # code): one keeps the lock, so no release is shared
+            inter = [[], [], []]
         acq = sorted(set().union(*(r[0] for _d, r in with_eff)))
         may = [sorted(set().union(*(r[i] for _d, r in with_eff))) for i in (5, 6)]
         return (acq, inter[0], any(r[2] for _d, r in with_eff), inter[1], inter[2],

@@ -1253,3 +1253,28 @@ def test_the_other_side_of_an_ifdef_keeps_the_lock(tmp_path):
     }
     #endif
     """}) == {"use": "atomic"}
+
+
+def test_a_false_return_with_the_lock_held_holds_it(tmp_path):
+    """busy() returns false with g_lock held (6.12's fast_dput() returns
+    false with d_lock held): `if (!busy(x))` runs use() under it."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    static bool busy(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x) {
+    \t\tspin_unlock(&g_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    SYSCALL_DEFINE1(f, int, x)
+    {
+    \tif (!busy(x)) {
+    \t\tuse();
+    \t\tspin_unlock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}

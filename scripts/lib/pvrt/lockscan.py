@@ -881,6 +881,12 @@ def _as_effect(w):
                                    list(w[0]), {})
 
 
+def _maybe_held(eff):
+    """The kinds an effect EFF holds on some of its returns but does not
+    count as acquired."""
+    return sorted((set(eff[5]) | set(eff[6])) - set(eff[0]))
+
+
 def _ret_sides(val):
     """Which truth values `return VAL` can give its caller's if: {False}
     for 0, false and NULL, {True} for true, a non-zero number, an error code
@@ -1367,6 +1373,7 @@ class Scan:
             if eff is None:
                 continue
             always = set(eff[1])
+            maybe = _maybe_held(eff)
             # released there, or taken on every return (a wrapper's
             # acquisition) but held on none of that side's: io-wq's
             # io_acct_run_queue() returns true with acct->lock held
@@ -1374,6 +1381,8 @@ class Scan:
                 [k for k in eff[0] if k not in eff[5]]
             on_false = [k for k in eff[4] if k not in always] + \
                 [k for k in eff[0] if k not in eff[6]]
+            on_true += [k for k in maybe if k not in eff[5]]
+            on_false += [k for k in maybe if k not in eff[6]]
             rel_then += on_false if neg else on_true
             if len(parts) == 1:
                 rel_else += on_true if neg else on_false
@@ -1566,6 +1575,11 @@ class Scan:
                 st.acquire(["self"], f"{name}() line {line}")
             st.release(rel)
             st.acquire(acq, f"{name}() line {line}")
+        if w is not None:
+            # held on some return only (a failure's `return false;` with
+            # the lock held: fast_dput()): held after the call, unless an
+            # if on its value says which returns (_cond_effect())
+            st.acquire(_maybe_held(w), f"{name}() line {line}")
         elif eff:
             ident = self._ident(name, eff, texts)
             if ident and eff[0]:
@@ -1812,7 +1826,8 @@ class Analysis:
                 (f.name in GUARDS and (f.macro or f.name in STATE_CALLS)) \
                 or f.init is not None or self._entry_kinds(f):
             return None
-        if not (held or dropped or on_true != dropped or on_false != dropped):
+        if not (held or dropped or on_true != dropped or on_false != dropped
+                or set(may_true) - held or set(may_false) - held):
             return None
         return (sorted(k for k in held if k != "self"), sorted(dropped), "self" in held,
                 sorted(on_true), sorted(on_false), may_true, may_false)

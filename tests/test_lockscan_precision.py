@@ -1278,3 +1278,32 @@ def test_a_false_return_with_the_lock_held_holds_it(tmp_path):
     \treturn 0;
     }
     """}) == {"use": "atomic"}
+
+
+def test_do_while_0_runs_its_body_once(tmp_path):
+    """A lock taken in `do { } while (0)` and dropped after it is not held
+    a second time at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(h, int, x)
+    {
+    \tdo {
+    \t\tspin_lock(&g_lock);
+    \t} while (0);
+    \tspin_unlock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """}) == {"use": "process"}
+
+
+def test_a_do_without_a_body_is_unparsable(tmp_path):
+    res = lockscan.analyse_class(tree_of(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE1(h, int, x)
+    {
+    \tuse();
+    \tdo
+    }
+    """}), "inner_lock")
+    assert [(r["context"], "do at the end" in r["reason"]) for r in res["sites"]] == \
+        [("unknown", True)]

@@ -1292,14 +1292,20 @@ class Scan:
         if t == "do":
             # the body runs at least once: what follows the loop comes from
             # the end of the body or a break
+            if i + 1 >= end:
+                raise Unparsable(f"do at the end of {self.f.name}()")
             k = _match(toks, i + 1) + 1 if toks[i + 1][0] == "{" else None
-            forever = k is not None and k + 1 < end and toks[k][0] == "while" and \
-                _forever(toks[k + 2:_match(toks, k + 1)])
+            ctoks = toks[k + 2:_match(toks, k + 1)] if k is not None and k + 1 < end \
+                and toks[k][0] == "while" and toks[k + 1][0] == "(" else None
+            forever = ctoks is not None and _forever(ctoks)
+            once = ctoks is not None and [t for t, _l in ctoks] in (["0"], ["false"])
             if forever:
                 j, s_after = self._loop(toks, i + 1, end, st, True)
             else:
                 j, s_after = self._loop(toks, i + 1, end, st)
-                s_after = _again(st, s_after, s_after)
+                if not once:
+                    # do { } while (0) runs its body once
+                    s_after = _again(st, s_after, s_after)
             if j < end and toks[j][0] == "while":
                 c = _match(toks, j + 1)
                 self._expr(toks, j + 2, c, s_after if s_after is not None else State())

@@ -1307,3 +1307,8 @@ def test_a_do_without_a_body_is_unparsable(tmp_path):
     """}), "inner_lock")
     assert [(r["context"], "do at the end" in r["reason"]) for r in res["sites"]] == \
         [("unknown", True)]
+
+
+def test_uml_builds_x86_crypto():
+    """arch/x86/Makefile.um: core-y += arch/x86/crypto/"""
+    assert lockscan.arch_of("arch/x86/crypto/aesni-intel_glue.c") == {"x86", "um"}

@@ -1694,7 +1694,7 @@ class Scan:
 # arch/x86/um/ (its own) and, as its SUBARCH, parts of arch/x86/lib and
 # arch/x86/kernel and includes arch/x86/include; arm64 builds arch/arm/xen/.
 _ARCH_SHARED = [(r"^arch/x86/um/", {"um"}),
-                (r"^arch/x86/(lib/|include/|kernel/module\.c$|kernel/sys_ia32\.c$)",
+                (r"^arch/x86/(lib/|include/|crypto/|kernel/module\.c$|kernel/sys_ia32\.c$)",
                  {"x86", "um"}),
                 (r"^arch/arm/(xen|include/asm/xen)/", {"arm", "arm64"})]
 

@@ -1312,3 +1312,39 @@ def test_a_do_without_a_body_is_unparsable(tmp_path):
 def test_uml_builds_x86_crypto():
     """arch/x86/Makefile.um: core-y += arch/x86/crypto/"""
     assert lockscan.arch_of("arch/x86/crypto/aesni-intel_glue.c") == {"x86", "um"}
+
+
+def test_a_disputed_release_needs_every_call_that_may_have_taken_it(tmp_path):
+    """powerpc's arch_leave() drops what its arch_enter() took; on the
+    other branch g_lock was taken by spin_lock(), which arch_leave() does
+    not drop: use() may run under g_lock, in either branch order."""
+    arch = {"arch/powerpc/kernel/d.c": """\
+    /* inner_lock */
+    DEFINE_SPINLOCK(pp_lock);
+    void arch_enter(void)
+    {
+    \tspin_lock(&pp_lock);
+    }
+    void arch_leave(void)
+    {
+    \tspin_unlock(&pp_lock);
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    void arch_enter(void)
+    {
+    \tother();
+    }
+    void arch_leave(void)
+    {
+    \tother();
+    }
+    """}
+    branches = ["\tif (x)\n\t\tarch_enter();\n\telse\n\t\tspin_lock(&g_lock);\n",
+                "\tif (x)\n\t\tspin_lock(&g_lock);\n\telse\n\t\tarch_enter();\n"]
+    for n, b in enumerate(branches):
+        d = tmp_path / str(n)
+        d.mkdir()
+        assert fix4_verdict(d, {**arch, "kernel/a.c": FIX4_USE + textwrap.indent(
+            "DEFINE_SPINLOCK(g_lock);\nSYSCALL_DEFINE1(c, int, x)\n{\n" + b
+            + "\tarch_leave();\n\tuse();\n\treturn 0;\n}\n", "    ")}) == {"use": "atomic"}

@@ -675,28 +675,35 @@ class State:
     hold no more than excl[E].  Releasing E gives each kind back the reason
     it has without E."""
 
-    __slots__ = ("held", "must", "why", "excl")
+    __slots__ = ("held", "must", "why", "excl", "took")
 
     def __init__(self, held=None, why=None, must=None):
         self.held = dict(held or {})
         self.must = dict(must if must is not None else (held or {}))
         self.why = dict(why or {})
         self.excl = {}
+        # the calls that may have taken each held kind, on any path
+        self.took = {}
 
     def copy(self):
         st = State(self.held, self.why, self.must)
         st.excl = {e: x.copy() for e, x in self.excl.items()}
+        st.took = {k: set(v) for k, v in self.took.items()}
         return st
 
     def plain(self):
         """A copy without the per-lock bookkeeping."""
-        return State(self.held, self.why, self.must)
+        st = State(self.held, self.why, self.must)
+        st.took = {k: set(v) for k, v in self.took.items()}
+        return st
 
     def acquire(self, kinds, why, _skip=None):
         for k in kinds:
             self.held[k] = self.held.get(k, 0) + 1
             self.must[k] = self.must.get(k, 0) + 1
             self.why[k] = why
+            m = re.match(r"^(\w+)\(", why or "")
+            self.took.setdefault(k, set()).add(m.group(1) if m else "")
         for e, x in self.excl.items():
             if e != _skip:
                 x.acquire(kinds, why)
@@ -709,6 +716,7 @@ class State:
                     del d[k]
             if self.held.get(k, 0) <= 0:
                 self.why.pop(k, None)
+                self.took.pop(k, None)
         if _known is None:
             # which lock it drops is not known (a wrapper, an unlock through
             # a pointer): it may be one of the tracked ones, whose excl is
@@ -762,6 +770,8 @@ class State:
             a.held.pop("id:" + e, None)
             b.held.pop("id:" + e, None)
             self.excl[e] = a.merge(b)
+        for k, v in other.took.items():
+            self.took.setdefault(k, set()).update(v)
         for k in set(self.held) | set(other.held):
             n = max(self.held.get(k, 0), other.held.get(k, 0))
             if n > self.held.get(k, 0) and k in other.why:
@@ -1480,7 +1490,8 @@ class Scan:
 
     @staticmethod
     def _assign(st, new):
-        st.held, st.must, st.why, st.excl = new.held, new.must, new.why, new.excl
+        st.held, st.must, st.why, st.excl, st.took = \
+            new.held, new.must, new.why, new.excl, new.took
 
     def _expr1(self, toks, i, end, st):
         j = i
@@ -1495,7 +1506,8 @@ class Scan:
                 if _tm:
                     st.merge(st2)
                 else:
-                    st.held, st.must, st.why, st.excl = st2.held, st2.must, st2.why, st2.excl
+                    st.held, st.must, st.why, st.excl, st.took = \
+                        st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
                 continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
@@ -1568,11 +1580,12 @@ class Scan:
         w = self.effect(name)
         if w is not None:
             for k, archs in sorted(w[7].items()):
-                m = re.match(r"^(\w+)\(\) line ", st.why.get(k) or "")
-                took = self.acq_groups(m.group(1), k) if m else set()
-                if took and took <= archs:
-                    # taken by a call that, on each architecture that takes
-                    # it, this one releases
+                groups = [self.acq_groups(n, k) if n else set()
+                          for n in st.took.get(k, ())]
+                if groups and all(g and g <= archs for g in groups):
+                    # taken by calls that, on each architecture that takes
+                    # it, this one releases (every call that may have
+                    # taken it on some path)
                     st.release([k])
         if w is not None and (w[0] or w[1] or w[2]):
             acq, rel, takes = w[:3]

@@ -1348,3 +1348,38 @@ def test_a_disputed_release_needs_every_call_that_may_have_taken_it(tmp_path):
         assert fix4_verdict(d, {**arch, "kernel/a.c": FIX4_USE + textwrap.indent(
             "DEFINE_SPINLOCK(g_lock);\nSYSCALL_DEFINE1(c, int, x)\n{\n" + b
             + "\tarch_leave();\n\tuse();\n\treturn 0;\n}\n", "    ")}) == {"use": "atomic"}
+
+
+def test_a_loop_body_sees_what_the_previous_iteration_left_held(tmp_path):
+    """use() runs under g_lock from the second iteration on: taken at the
+    end of the body, or on the path that continues."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(l, int, x)
+    {
+    \twhile (more(x)) {
+    \t\tuse();
+    \t\tspin_lock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+    d = tmp_path / "continue"
+    d.mkdir()
+    assert fix4_verdict(d, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(l2, int, x)
+    {
+    \tfor (;;) {
+    \t\tif (done(x))
+    \t\t\tbreak;
+    \t\tuse();
+    \t\tif (x) {
+    \t\t\tspin_lock(&g_lock);
+    \t\t\tcontinue;
+    \t\t}
+    \t\tspin_unlock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}

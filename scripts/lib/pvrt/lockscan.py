@@ -37,10 +37,13 @@ deliberately pessimistic:
   holds on none of that value (`return true`/a non-zero number/an error
   code, `return false`/0/NULL; any other value counts on both sides):
   io-wq's `while (io_acct_run_queue(acct))` holds acct->lock in its body
-  only.  A do-while runs its body at least once; `for (;;)`, `while (1)`
-  and `do ... while (1)` are left by their breaks only; a loop body is
-  read once, and what it takes more than it drops is counted held once
-  more where the loop is left.  get_signal()'s
+  only.  A do-while runs its body at least once (`do ... while (0)`
+  exactly once); `for (;;)`, `while (1)` and `do ... while (1)` are left
+  by their breaks only; a loop body is read twice, the second time from
+  its entry merged with what the first reading left at its end, its
+  continues and its breaks (the sites are the second reading's), and
+  what it takes more than it drops is counted held once more where the
+  loop is left.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -1286,7 +1289,7 @@ class Scan:
                 s_out.release(rel_out)
                 j, s_body = self._loop(toks, c + 1, end, s_in)
                 return j, s_out.merge(s_body), False
-            j, s_body = self._loop(toks, c + 1, end, st)
+            j, s_body = self._loop(toks, c + 1, end, st, once=t == "switch")
             return j, st.merge(s_body), False
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
@@ -1312,7 +1315,7 @@ class Scan:
             if forever:
                 j, s_after = self._loop(toks, i + 1, end, st, True)
             else:
-                j, s_after = self._loop(toks, i + 1, end, st)
+                j, s_after = self._loop(toks, i + 1, end, st, once=once)
                 if not once:
                     # do { } while (0) runs its body once
                     s_after = _again(st, s_after, s_after)
@@ -1417,14 +1420,26 @@ class Scan:
         arg = text_of(args[0]).replace(" ", "") if args else ""
         return arg if arg and self._stable(arg) else None
 
-    def _loop(self, toks, i, end, st, forever=False):
+    def _loop(self, toks, i, end, st, forever=False, once=False):
         """A loop or switch body at toks[i]: (end, state after it), with
         what every break carries out of it.  FOREVER (`for (;;)`,
         `while (1)`, `do ... while (1)`): only a break leaves it, and the
         state after it is None when none does."""
+        n_sites, n_calls = len(self.sites), len(self.calls)
         self.breaks.append(None)
         j, s_body, _t = self._stmt(toks, i, end, st.copy())
         brk = self.breaks.pop()
+        if not once:
+            # the body again from what a previous iteration left (its end,
+            # a continue; a break's state too): its sites and calls are
+            # the second pass's
+            again = st.copy().merge(s_body)
+            if brk is not None:
+                again.merge(brk)
+            del self.sites[n_sites:], self.calls[n_calls:]
+            self.breaks.append(None)
+            j, s_body, _t = self._stmt(toks, i, end, again)
+            brk = self.breaks.pop()
         if forever:
             return j, None if brk is None else _again(st, s_body, brk)
         if brk is not None:

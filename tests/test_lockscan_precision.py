@@ -863,7 +863,9 @@ def test_an_architecture_s_pair_of_calls_balances_in_generic_code(tmp_path):
     """powerpc's arch_enter_lazy_mmu_mode() disables preemption and its
     arch_leave_lazy_mmu_mode() enables it; x86's pair calls paravirt hooks
     and holds nothing.  In generic code after the pair nothing is held on
-    any architecture: preemption is not "disabled" after the leave."""
+    any architecture: preemption is not "disabled" after the leave.
+    A regression guard: it passes on 632f79f too, and guards what 4b2b307
+    (calls bind to their architecture's definitions) broke."""
     tree = tree_of(tmp_path, {"arch/powerpc/include/asm/tlbflush.h": """\
         static inline void arch_enter_lazy_mmu_mode(void)
         {
@@ -1035,7 +1037,9 @@ def test_schedule_is_balanced(tmp_path):
     preempt_disable() took, and __schedule() takes the rq lock with rq_lock()
     (a function and a guard's name) before it drops it: schedule() leaves
     nothing held and drops nothing, so a raw spinlock taken after it still
-    counts."""
+    counts.
+    A regression guard: it passes on 632f79f too, and guards what bac16b4
+    (a do-while's second-pass growth) broke until c34b443."""
     tree = tree_of(tmp_path, {"kernel/sched/sched.h": """\
         static inline void rq_lock(struct rq *rq, struct rq_flags *rf)
         \t__acquires(rq->lock)

@@ -863,7 +863,9 @@ def test_an_architecture_s_pair_of_calls_balances_in_generic_code(tmp_path):
     """powerpc's arch_enter_lazy_mmu_mode() disables preemption and its
     arch_leave_lazy_mmu_mode() enables it; x86's pair calls paravirt hooks
     and holds nothing.  In generic code after the pair nothing is held on
-    any architecture: preemption is not "disabled" after the leave."""
+    any architecture: preemption is not "disabled" after the leave.
+    A regression guard: it passes on 632f79f too, and guards what 4b2b307
+    (calls bind to their architecture's definitions) broke."""
     tree = tree_of(tmp_path, {"arch/powerpc/include/asm/tlbflush.h": """\
         static inline void arch_enter_lazy_mmu_mode(void)
         {
@@ -1035,7 +1037,9 @@ def test_schedule_is_balanced(tmp_path):
     preempt_disable() took, and __schedule() takes the rq lock with rq_lock()
     (a function and a guard's name) before it drops it: schedule() leaves
     nothing held and drops nothing, so a raw spinlock taken after it still
-    counts."""
+    counts.
+    A regression guard: it passes on 632f79f too, and guards what bac16b4
+    (a do-while's second-pass growth) broke until c34b443."""
     tree = tree_of(tmp_path, {"kernel/sched/sched.h": """\
         static inline void rq_lock(struct rq *rq, struct rq_flags *rf)
         \t__acquires(rq->lock)
@@ -1124,3 +1128,262 @@ def test_need_seqretry_means_the_seqlock_was_not_taken(tmp_path):
         """})
     (site,) = lockscan.analyse_class(tree, "use_lock")["sites"]
     assert site["context"] == "process", site["reason"]
+
+
+# advisor-fix4: the pass never answers "process" under a spinlock
+
+FIX4_USE = """\
+    static DEFINE_SPINLOCK(inner_lock);
+    static void use(void)
+    {
+    \tspin_lock(&inner_lock);
+    \tspin_unlock(&inner_lock);
+    }
+    """
+
+
+def fix4_verdict(tmp_path, files):
+    res = lockscan.analyse_class(tree_of(tmp_path, files), "inner_lock")
+    return {r["function"]: r["context"] for r in res["sites"]}
+
+
+def test_an_iterator_macro_changes_the_locked_pointer(tmp_path):
+    """list_for_each_entry_continue(p, ...) assigns p: &p->lock inside is
+    another object's lock, and the first one is still held at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE1(g, struct foo *, first)
+    {
+    \tstruct foo *p = first;
+
+    \tspin_lock(&p->lock);
+    \tlist_for_each_entry_continue(p, &first->list, node) {
+    \t\tspin_lock(&p->lock);
+    \t\tspin_unlock(&p->lock);
+    \t\tuse();
+    \t}
+    \tspin_unlock(&first->lock);
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_write_once_changes_the_locked_pointer(tmp_path):
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE2(a, struct foo *, x, struct foo *, y)
+    {
+    \tstruct foo *p = x;
+
+    \tspin_lock(&p->lock);
+    \tWRITE_ONCE(p, y);
+    \tspin_lock(&p->lock);
+    \tspin_unlock(&p->lock);
+    \tuse();
+    \tspin_unlock(&x->lock);
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_a_release_in_the_second_operand_of_and_may_not_run(tmp_path):
+    """`if (x > 1 && drop(x))`: drop() is not called when x <= 1, and
+    g_lock is still held at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    static bool drop(int x)
+    {
+    \tspin_unlock(&g_lock);
+    \treturn x;
+    }
+    SYSCALL_DEFINE1(d, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x > 1 && drop(x))
+    \t\treturn 0;
+    \tuse();
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_an_empty_stub_of_another_architecture_keeps_the_lock(tmp_path):
+    """Generic code calls arch_drop(): riscv's drops g_lock, x86's is
+    empty, so on x86 g_lock is still held at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE0(b)
+    {
+    \tspin_lock(&g_lock);
+    \tarch_drop();
+    \tuse();
+    \treturn 0;
+    }
+    """, "arch/riscv/kernel/d.c": """\
+    /* inner_lock */
+    void arch_drop(void)
+    {
+    \tspin_unlock(&g_lock);
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    void arch_drop(void)
+    {
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_the_other_side_of_an_ifdef_keeps_the_lock(tmp_path):
+    """Two generic definitions of maybe_drop() under #ifdef CONFIG_X / #else:
+    only one drops g_lock."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE0(e)
+    {
+    \tspin_lock(&g_lock);
+    \tmaybe_drop();
+    \tuse();
+    \treturn 0;
+    }
+    """, "kernel/b.c": """\
+    /* inner_lock */
+    #ifdef CONFIG_X
+    void maybe_drop(void)
+    {
+    \tspin_unlock(&g_lock);
+    }
+    #else
+    void maybe_drop(void)
+    {
+    \tother();
+    }
+    #endif
+    """}) == {"use": "atomic"}
+
+
+def test_a_false_return_with_the_lock_held_holds_it(tmp_path):
+    """busy() returns false with g_lock held (6.12's fast_dput() returns
+    false with d_lock held): `if (!busy(x))` runs use() under it."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    static bool busy(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x) {
+    \t\tspin_unlock(&g_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    SYSCALL_DEFINE1(f, int, x)
+    {
+    \tif (!busy(x)) {
+    \t\tuse();
+    \t\tspin_unlock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+
+
+def test_do_while_0_runs_its_body_once(tmp_path):
+    """A lock taken in `do { } while (0)` and dropped after it is not held
+    a second time at use()."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(h, int, x)
+    {
+    \tdo {
+    \t\tspin_lock(&g_lock);
+    \t} while (0);
+    \tspin_unlock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """}) == {"use": "process"}
+
+
+def test_a_do_without_a_body_is_unparsable(tmp_path):
+    res = lockscan.analyse_class(tree_of(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE1(h, int, x)
+    {
+    \tuse();
+    \tdo
+    }
+    """}), "inner_lock")
+    assert [(r["context"], "do at the end" in r["reason"]) for r in res["sites"]] == \
+        [("unknown", True)]
+
+
+def test_uml_builds_x86_crypto():
+    """arch/x86/Makefile.um: core-y += arch/x86/crypto/"""
+    assert lockscan.arch_of("arch/x86/crypto/aesni-intel_glue.c") == {"x86", "um"}
+
+
+def test_a_disputed_release_needs_every_call_that_may_have_taken_it(tmp_path):
+    """powerpc's arch_leave() drops what its arch_enter() took; on the
+    other branch g_lock was taken by spin_lock(), which arch_leave() does
+    not drop: use() may run under g_lock, in either branch order."""
+    arch = {"arch/powerpc/kernel/d.c": """\
+    /* inner_lock */
+    DEFINE_SPINLOCK(pp_lock);
+    void arch_enter(void)
+    {
+    \tspin_lock(&pp_lock);
+    }
+    void arch_leave(void)
+    {
+    \tspin_unlock(&pp_lock);
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    void arch_enter(void)
+    {
+    \tother();
+    }
+    void arch_leave(void)
+    {
+    \tother();
+    }
+    """}
+    branches = ["\tif (x)\n\t\tarch_enter();\n\telse\n\t\tspin_lock(&g_lock);\n",
+                "\tif (x)\n\t\tspin_lock(&g_lock);\n\telse\n\t\tarch_enter();\n"]
+    for n, b in enumerate(branches):
+        d = tmp_path / str(n)
+        d.mkdir()
+        assert fix4_verdict(d, {**arch, "kernel/a.c": FIX4_USE + textwrap.indent(
+            "DEFINE_SPINLOCK(g_lock);\nSYSCALL_DEFINE1(c, int, x)\n{\n" + b
+            + "\tarch_leave();\n\tuse();\n\treturn 0;\n}\n", "    ")}) == {"use": "atomic"}
+
+
+def test_a_loop_body_sees_what_the_previous_iteration_left_held(tmp_path):
+    """use() runs under g_lock from the second iteration on: taken at the
+    end of the body, or on the path that continues."""
+    assert fix4_verdict(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(l, int, x)
+    {
+    \twhile (more(x)) {
+    \t\tuse();
+    \t\tspin_lock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}
+    d = tmp_path / "continue"
+    d.mkdir()
+    assert fix4_verdict(d, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(l2, int, x)
+    {
+    \tfor (;;) {
+    \t\tif (done(x))
+    \t\t\tbreak;
+    \t\tuse();
+    \t\tif (x) {
+    \t\t\tspin_lock(&g_lock);
+    \t\t\tcontinue;
+    \t\t}
+    \t\tspin_unlock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == {"use": "atomic"}

@@ -37,10 +37,13 @@ deliberately pessimistic:
   holds on none of that value (`return true`/a non-zero number/an error
   code, `return false`/0/NULL; any other value counts on both sides):
   io-wq's `while (io_acct_run_queue(acct))` holds acct->lock in its body
-  only.  A do-while runs its body at least once; `for (;;)`, `while (1)`
-  and `do ... while (1)` are left by their breaks only; a loop body is
-  read once, and what it takes more than it drops is counted held once
-  more where the loop is left.  get_signal()'s
+  only.  A do-while runs its body at least once (`do ... while (0)`
+  exactly once); `for (;;)`, `while (1)` and `do ... while (1)` are left
+  by their breaks only; a loop body is read twice, the second time from
+  its entry merged with what the first reading left at its end, its
+  continues and its breaks (the sites are the second reading's), and
+  what it takes more than it drops is counted held once more where the
+  loop is left.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -675,28 +678,35 @@ class State:
     hold no more than excl[E].  Releasing E gives each kind back the reason
     it has without E."""
 
-    __slots__ = ("held", "must", "why", "excl")
+    __slots__ = ("held", "must", "why", "excl", "took")
 
     def __init__(self, held=None, why=None, must=None):
         self.held = dict(held or {})
         self.must = dict(must if must is not None else (held or {}))
         self.why = dict(why or {})
         self.excl = {}
+        # the calls that may have taken each held kind, on any path
+        self.took = {}
 
     def copy(self):
         st = State(self.held, self.why, self.must)
         st.excl = {e: x.copy() for e, x in self.excl.items()}
+        st.took = {k: set(v) for k, v in self.took.items()}
         return st
 
     def plain(self):
         """A copy without the per-lock bookkeeping."""
-        return State(self.held, self.why, self.must)
+        st = State(self.held, self.why, self.must)
+        st.took = {k: set(v) for k, v in self.took.items()}
+        return st
 
     def acquire(self, kinds, why, _skip=None):
         for k in kinds:
             self.held[k] = self.held.get(k, 0) + 1
             self.must[k] = self.must.get(k, 0) + 1
             self.why[k] = why
+            m = re.match(r"^(\w+)\(", why or "")
+            self.took.setdefault(k, set()).add(m.group(1) if m else "")
         for e, x in self.excl.items():
             if e != _skip:
                 x.acquire(kinds, why)
@@ -709,6 +719,7 @@ class State:
                     del d[k]
             if self.held.get(k, 0) <= 0:
                 self.why.pop(k, None)
+                self.took.pop(k, None)
         if _known is None:
             # which lock it drops is not known (a wrapper, an unlock through
             # a pointer): it may be one of the tracked ones, whose excl is
@@ -762,6 +773,8 @@ class State:
             a.held.pop("id:" + e, None)
             b.held.pop("id:" + e, None)
             self.excl[e] = a.merge(b)
+        for k, v in other.took.items():
+            self.took.setdefault(k, set()).update(v)
         for k in set(self.held) | set(other.held):
             n = max(self.held.get(k, 0), other.held.get(k, 0))
             if n > self.held.get(k, 0) and k in other.why:
@@ -879,6 +892,12 @@ def _as_effect(w):
     (..., released on non-zero returns, released on zero returns)."""
     return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]), list(w[0]),
                                    list(w[0]), {})
+
+
+def _maybe_held(eff):
+    """The kinds an effect EFF holds on some of its returns but does not
+    count as acquired."""
+    return sorted((set(eff[5]) | set(eff[6])) - set(eff[0]))
 
 
 def _ret_sides(val):
@@ -1042,6 +1061,26 @@ def base_struct(base, func):
         if j >= 1 and toks[j - 1] == "struct" and re.match(r"^\w+$", toks[j]):
             found.add(toks[j])
     return found.pop() if len(found) == 1 else None
+
+
+# calls whose bare argument may be assigned: a macro's (upper case, an
+# iterator, swap(), get_user()), not a function's copy of the value
+_MAY_ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*|\w*for_each\w*|do_each\w*|swap|\w*get_user\w*)$")
+
+
+def _callee(toks, i):
+    """The name called with toks[i] among its arguments, or None."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if toks[j] in (")", "]"):
+            depth += 1
+        elif toks[j] in ("(", "["):
+            if depth == 0:
+                return toks[j - 1] if toks[j] == "(" and j else None
+            depth -= 1
+        elif toks[j] in (";", "{", "}"):
+            return None
+    return None
 
 
 class Scan:
@@ -1250,7 +1289,7 @@ class Scan:
                 s_out.release(rel_out)
                 j, s_body = self._loop(toks, c + 1, end, s_in)
                 return j, s_out.merge(s_body), False
-            j, s_body = self._loop(toks, c + 1, end, st)
+            j, s_body = self._loop(toks, c + 1, end, st, once=t == "switch")
             return j, st.merge(s_body), False
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
@@ -1266,14 +1305,20 @@ class Scan:
         if t == "do":
             # the body runs at least once: what follows the loop comes from
             # the end of the body or a break
+            if i + 1 >= end:
+                raise Unparsable(f"do at the end of {self.f.name}()")
             k = _match(toks, i + 1) + 1 if toks[i + 1][0] == "{" else None
-            forever = k is not None and k + 1 < end and toks[k][0] == "while" and \
-                _forever(toks[k + 2:_match(toks, k + 1)])
+            ctoks = toks[k + 2:_match(toks, k + 1)] if k is not None and k + 1 < end \
+                and toks[k][0] == "while" and toks[k + 1][0] == "(" else None
+            forever = ctoks is not None and _forever(ctoks)
+            once = ctoks is not None and [t for t, _l in ctoks] in (["0"], ["false"])
             if forever:
                 j, s_after = self._loop(toks, i + 1, end, st, True)
             else:
-                j, s_after = self._loop(toks, i + 1, end, st)
-                s_after = _again(st, s_after, s_after)
+                j, s_after = self._loop(toks, i + 1, end, st, once=once)
+                if not once:
+                    # do { } while (0) runs its body once
+                    s_after = _again(st, s_after, s_after)
             if j < end and toks[j][0] == "while":
                 c = _match(toks, j + 1)
                 self._expr(toks, j + 2, c, s_after if s_after is not None else State())
@@ -1347,6 +1392,7 @@ class Scan:
             if eff is None:
                 continue
             always = set(eff[1])
+            maybe = _maybe_held(eff)
             # released there, or taken on every return (a wrapper's
             # acquisition) but held on none of that side's: io-wq's
             # io_acct_run_queue() returns true with acct->lock held
@@ -1354,6 +1400,8 @@ class Scan:
                 [k for k in eff[0] if k not in eff[5]]
             on_false = [k for k in eff[4] if k not in always] + \
                 [k for k in eff[0] if k not in eff[6]]
+            on_true += [k for k in maybe if k not in eff[5]]
+            on_false += [k for k in maybe if k not in eff[6]]
             rel_then += on_false if neg else on_true
             if len(parts) == 1:
                 rel_else += on_true if neg else on_false
@@ -1372,14 +1420,26 @@ class Scan:
         arg = text_of(args[0]).replace(" ", "") if args else ""
         return arg if arg and self._stable(arg) else None
 
-    def _loop(self, toks, i, end, st, forever=False):
+    def _loop(self, toks, i, end, st, forever=False, once=False):
         """A loop or switch body at toks[i]: (end, state after it), with
         what every break carries out of it.  FOREVER (`for (;;)`,
         `while (1)`, `do ... while (1)`): only a break leaves it, and the
         state after it is None when none does."""
+        n_sites, n_calls = len(self.sites), len(self.calls)
         self.breaks.append(None)
         j, s_body, _t = self._stmt(toks, i, end, st.copy())
         brk = self.breaks.pop()
+        if not once:
+            # the body again from what a previous iteration left (its end,
+            # a continue; a break's state too): its sites and calls are
+            # the second pass's
+            again = st.copy().merge(s_body)
+            if brk is not None:
+                again.merge(brk)
+            del self.sites[n_sites:], self.calls[n_calls:]
+            self.breaks.append(None)
+            j, s_body, _t = self._stmt(toks, i, end, again)
+            brk = self.breaks.pop()
         if forever:
             return j, None if brk is None else _again(st, s_body, brk)
         if brk is not None:
@@ -1400,6 +1460,55 @@ class Scan:
 
     # expressions
     def _expr(self, toks, i, end, st):
+        """Walk the expression TOKS[I:END], updating ST.  What is after
+        the first operand of && or || and the arms of ?: may not run: its
+        state is merged with the state without it (a release there does
+        not count on the paths that skip it)."""
+        ops, q, depth = [], None, 0
+        for j in range(i, end):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and t in ("&&", "||"):
+                ops.append(j)
+            elif depth == 0 and t == "?" and q is None:
+                q = j
+        if q is not None:
+            depth, c = 0, None
+            for j in range(q + 1, end):
+                t = toks[j][0]
+                if t in ("(", "[", "{"):
+                    depth += 1
+                elif t in (")", "]", "}"):
+                    depth -= 1
+                elif depth == 0 and t == ":":
+                    c = j
+                    break
+            if c is not None:
+                self._expr(toks, i, q, st)
+                s_a, s_b = st.copy(), st.copy()
+                self._expr(toks, q + 1, c, s_a)
+                self._expr(toks, c + 1, end, s_b)
+                self._assign(st, s_a.merge(s_b))
+                return
+        ops = [j for j in ops if q is None or j < q]
+        if ops:
+            self._expr(toks, i, ops[0], st)
+            for a, b in zip(ops, ops[1:] + [end]):
+                ran = st.copy()
+                self._expr(toks, a + 1, b, ran)
+                self._assign(st, st.copy().merge(ran))
+            return
+        self._expr1(toks, i, end, st)
+
+    @staticmethod
+    def _assign(st, new):
+        st.held, st.must, st.why, st.excl, st.took = \
+            new.held, new.must, new.why, new.excl, new.took
+
+    def _expr1(self, toks, i, end, st):
         j = i
         while j < end:
             t = toks[j][0]
@@ -1412,7 +1521,8 @@ class Scan:
                 if _tm:
                     st.merge(st2)
                 else:
-                    st.held, st.must, st.why, st.excl = st2.held, st2.must, st2.why, st2.excl
+                    st.held, st.must, st.why, st.excl, st.took = \
+                        st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
                 continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
@@ -1485,11 +1595,12 @@ class Scan:
         w = self.effect(name)
         if w is not None:
             for k, archs in sorted(w[7].items()):
-                m = re.match(r"^(\w+)\(\) line ", st.why.get(k) or "")
-                took = self.acq_groups(m.group(1), k) if m else set()
-                if took and took <= archs:
-                    # taken by a call that, on each architecture that takes
-                    # it, this one releases
+                groups = [self.acq_groups(n, k) if n else set()
+                          for n in st.took.get(k, ())]
+                if groups and all(g and g <= archs for g in groups):
+                    # taken by calls that, on each architecture that takes
+                    # it, this one releases (every call that may have
+                    # taken it on some path)
                     st.release([k])
         if w is not None and (w[0] or w[1] or w[2]):
             acq, rel, takes = w[:3]
@@ -1498,6 +1609,11 @@ class Scan:
                 st.acquire(["self"], f"{name}() line {line}")
             st.release(rel)
             st.acquire(acq, f"{name}() line {line}")
+        if w is not None:
+            # held on some return only (a failure's `return false;` with
+            # the lock held: fast_dput()): held after the call, unless an
+            # if on its value says which returns (_cond_effect())
+            st.acquire(_maybe_held(w), f"{name}() line {line}")
         elif eff:
             ident = self._ident(name, eff, texts)
             if ident and eff[0]:
@@ -1584,6 +1700,11 @@ class Scan:
                 continue
             if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
                 return False
+            if prev in ("(", ",") and nxt in (",", ")") and \
+                    _MAY_ASSIGN.match(_callee(body, i) or ""):
+                # a bare argument of a macro that may assign it:
+                # list_for_each_entry(p, ...), WRITE_ONCE(p, v), swap(p, q)
+                return False
         if not declared:
             # a global: a fixed lock unless reached through a pointer
             return not arrow
@@ -1601,7 +1722,7 @@ class Scan:
 # arch/x86/um/ (its own) and, as its SUBARCH, parts of arch/x86/lib and
 # arch/x86/kernel and includes arch/x86/include; arm64 builds arch/arm/xen/.
 _ARCH_SHARED = [(r"^arch/x86/um/", {"um"}),
-                (r"^arch/x86/(lib/|include/|kernel/module\.c$|kernel/sys_ia32\.c$)",
+                (r"^arch/x86/(lib/|include/|crypto/|kernel/module\.c$|kernel/sys_ia32\.c$)",
                  {"x86", "um"}),
                 (r"^arch/arm/(xen|include/asm/xen)/", {"arm", "arm64"})]
 
@@ -1739,7 +1860,8 @@ class Analysis:
                 (f.name in GUARDS and (f.macro or f.name in STATE_CALLS)) \
                 or f.init is not None or self._entry_kinds(f):
             return None
-        if not (held or dropped or on_true != dropped or on_false != dropped):
+        if not (held or dropped or on_true != dropped or on_false != dropped
+                or set(may_true) - held or set(may_false) - held):
             return None
         return (sorted(k for k in held if k != "self"), sorted(dropped), "self" in held,
                 sorted(on_true), sorted(on_false), may_true, may_false)
@@ -1767,11 +1889,17 @@ class Analysis:
         inter = [sorted(set.intersection(*(set(r[i]) for _d, r in with_eff)))
                  for i in (1, 3, 4)]
         disputed = {}
-        if len({arch_of(d.path) for d in defs}) > 1 and \
-                any(r is None and not _is_stub(d) for d, r in recs):
-            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff)
+        keeps = {arch_of(d.path) for d, r in recs if r is None}
+        if keeps and len({arch_of(d.path) for d in defs}) > 1:
+            # a definition that releases nothing, an empty stub too,
+            # disputes the release for its architecture
+            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
                         for k in inter[0]}
             inter = [[k for k in x if k not in disputed] for x in inter]
+        elif keeps:
+            # both sides of an #if of one architecture (or of generic
+            # code): one keeps the lock, so no release is shared
+            inter = [[], [], []]
         acq = sorted(set().union(*(r[0] for _d, r in with_eff)))
         may = [sorted(set().union(*(r[i] for _d, r in with_eff))) for i in (5, 6)]
         return (acq, inter[0], any(r[2] for _d, r in with_eff), inter[1], inter[2],

@@ -804,14 +804,8 @@ def test_the_boot_judges_the_futex_pi_timeout_section(sec, ok, tmp_path, monkeyp
     assert ("ok  FUTEX_LOCK_PI2" if ok else "FAIL  FUTEX_LOCK_PI2") in out
 
 
-@pytest.mark.parametrize("stage, kernel, mdir", [
-    ("x86_64", "project", "{}-module"),
-    ("kunit-debug", "debug", "{}-module-debug"),
-])
-def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monkeypatch, capsys):
-    """pv_mutex_kunit and pv_spinlock_kunit, each built as an external module
-    against the kernel's Module.symvers: a modpost error fails its case."""
-    import subprocess
+def _kunit_module_tree(tmp_path, monkeypatch):
+    """A Check whose tree holds a stand-in source of every KUnit module."""
     monkeypatch.setenv("PVRT_TOP", str(tmp_path))
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     c = check.Check(argparse.Namespace(only=None))
@@ -820,6 +814,18 @@ def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monk
     for mod in check.Check.KUNIT_MODULES:
         with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
             f.write("/* suite */\n")
+    return c
+
+
+@pytest.mark.parametrize("stage, kernel, mdir", [
+    ("x86_64", "project", "{}-module"),
+    ("kunit-debug", "debug", "{}-module-debug"),
+])
+def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monkeypatch, capsys):
+    """pv_mutex_kunit and pv_spinlock_kunit, each built as an external module
+    against the kernel's Module.symvers: a modpost error fails its case."""
+    import subprocess
+    c = _kunit_module_tree(tmp_path, monkeypatch)
     built = []
 
     def run(cmd, *a, **k):
@@ -1122,14 +1128,7 @@ def test_a_modpost_warning_fails_the_module_build(tmp_path, monkeypatch, capsys)
     """modpost's warnings (a section mismatch, a missing MODULE_DESCRIPTION())
     leave its status 0 and the .ko built: they fail the case too."""
     import subprocess
-    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
-    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
-    c = check.Check(argparse.Namespace(only=None))
-    tests = os.path.join(c.tree, "kernel", "locking", "tests")
-    os.makedirs(tests)
-    for mod in check.Check.KUNIT_MODULES:
-        with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
-            f.write("/* suite */\n")
+    c = _kunit_module_tree(tmp_path, monkeypatch)
 
     def run(cmd, *a, **k):
         m = next(x for x in cmd if x.startswith("M="))[2:]

@@ -243,6 +243,21 @@ def test_load_work_line():
     assert console.load_work(["000001 000002"]) is None
 
 
+def _run_cyclictest_load(busybox, tmp_path, bindir, load):
+    """guest/cyclictest-load for 1 s of LOAD under busybox sh, with the stub
+    programs of BINDIR first in PATH; its completed process."""
+    import subprocess
+    for f in bindir.iterdir():
+        f.chmod(0o755)
+    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
+    r = subprocess.run([busybox, "sh", script, "1", load], capture_output=True,
+                       text=True, timeout=90, cwd=tmp_path,
+                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
+                            "PVRT_LOAD_WORK": str(tmp_path / "work")})
+    assert r.returncode == 0, r.stderr
+    return r
+
+
 def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_path):
     """guest/cyclictest-load under busybox sh with a stub cyclictest (two
     threads, the second one's buckets only in its own column) and a stub
@@ -266,14 +281,7 @@ def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_pat
         "# Histogram Overflows: 00000 00000\\n' > $h\n")
     pids = tmp_path / "pids"
     (bindir / "hackbench").write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 0.4\n")
-    for f in bindir.iterdir():
-        f.chmod(0o755)
-    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
-    r = subprocess.run([busybox, "sh", script, "1", "hackbench"], capture_output=True,
-                       text=True, timeout=90,
-                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
-                            "PVRT_LOAD_WORK": str(tmp_path / "work")})
-    assert r.returncode == 0, r.stderr
+    r = _run_cyclictest_load(busybox, tmp_path, bindir, "hackbench")
     body = console.sections(r.stdout)["cyclictest"][1]
     lat = console.cyclictest(body)
     assert lat.hist == {10: 5, 11: 7} and lat.samples == 12
@@ -324,14 +332,7 @@ def test_guest_cyclictest_load_reports_stress_ngs_bogo_ops(tmp_path):
         "#!/bin/sh\nfor a; do case $a in --histfile=*) h=${a#--histfile=};; esac; done\n"
         "printf '000010 000005\\n# Total: 000000005\\n# Max Latencies: 00010\\n' > $h\n")
     (bindir / "stress-ng").write_text("#!/bin/sh\ncat <<'EOF'\n" + STRESS_NG_METRICS + "EOF\n")
-    for f in bindir.iterdir():
-        f.chmod(0o755)
-    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
-    r = subprocess.run([busybox, "sh", script, "1", "stress"], capture_output=True,
-                       text=True, timeout=90, cwd=tmp_path,
-                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
-                            "PVRT_LOAD_WORK": str(tmp_path / "work")})
-    assert r.returncode == 0, r.stderr
+    r = _run_cyclictest_load(busybox, tmp_path, bindir, "stress")
     body = console.sections(r.stdout)["cyclictest"][1]
     assert console.load_work(body) == {"cpu": 700, "pipe": 224262}
 

@@ -180,6 +180,19 @@ def test_base_struct_forms():
 
 # item 2: the reason printed is the state really held
 
+# The generic fault path: takes and drops a lock of its own.
+GENERIC_FAULT = """\
+    static DEFINE_SPINLOCK(fault_lock);
+
+    vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+    \t\t\t   unsigned int flags, struct pt_regs *regs)
+    {
+    \tspin_lock(&fault_lock);
+    \tspin_unlock(&fault_lock);
+    \treturn 0;
+    }
+    """
+
 FAULT = {"arch/arm/mm/fault.c": """\
     static void die_kernel_fault(const char *msg, struct mm_struct *mm,
     \t\t\t     unsigned long addr, unsigned int fsr,
@@ -246,17 +259,7 @@ FAULT = {"arch/arm/mm/fault.c": """\
     \t}
     \tdo_exit(signr);
     }
-    """, "mm/memory.c": """\
-    static DEFINE_SPINLOCK(fault_lock);
-
-    vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
-    \t\t\t   unsigned int flags, struct pt_regs *regs)
-    {
-    \tspin_lock(&fault_lock);
-    \tspin_unlock(&fault_lock);
-    \treturn 0;
-    }
-    """}
+    """, "mm/memory.c": GENERIC_FAULT}
 # read before the fault path, one file a caller level, as the walk over
 # the whole tree read them
 EARLY = ["kernel/panic.c", "include/asm-generic/bug.h", "kernel/sched/core.c",
@@ -563,17 +566,7 @@ def test_conditional_release_forms(tmp_path):
 
 # issue 20, round 3, item 2: a call binds to its own architecture's definition
 
-ARCH = {"mm/memory.c": """\
-    static DEFINE_SPINLOCK(fault_lock);
-
-    vm_fault_t handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
-    \t\t\t   unsigned int flags, struct pt_regs *regs)
-    {
-    \tspin_lock(&fault_lock);
-    \tspin_unlock(&fault_lock);
-    \treturn 0;
-    }
-    """, "arch/riscv/mm/fault.c": """\
+ARCH = {"mm/memory.c": GENERIC_FAULT, "arch/riscv/mm/fault.c": """\
     void handle_page_fault(struct pt_regs *regs)
     {
     \thandle_mm_fault(vma, addr, flags, regs);

@@ -201,9 +201,9 @@ def facts(text):
     return dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
 
 
-def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB, boots=1):
-    """Refuse a board the job cannot use (to boot BOOTS kernels), with one
-    clear error; else its facts."""
+def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
+    """Refuse a board the job cannot use, with one clear error; else its
+    facts."""
     url = remote.target.url
     progs = ["cyclictest", "chrt"] + LOADS[load]
     _rc, out, _err = remote.run(probe_script(tdir, progs), timeout=60)
@@ -215,7 +215,7 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB, boots=1):
         raise TargetError(f"{url}: the board has no kexec (install kexec-tools there), or give"
                           " --target-reboot CMD for a board that boots its default kernel")
     if not reboot_cmd:
-        kexec_usable(url, f, boots)
+        kexec_usable(url, f)
     if not f.get("tar"):
         raise TargetError(f"{url}: the board has no tar (needed to install the modules)")
     if not f.get("od"):
@@ -245,9 +245,9 @@ def lockdown_mode(text):
     return m.group(1) if m else None
 
 
-def kexec_usable(url, f, boots=1):
+def kexec_usable(url, f):
     """Refuse, with one error naming the cause, a board whose running kernel
-    cannot kexec_load() the BOOTS kernels of the job (facts F of probe_script)."""
+    cannot kexec_load() (facts F of probe_script)."""
     if f.get("kexec_core") == "no":
         raise TargetError(f"{url}: the board's running kernel cannot kexec: it has no"
                           " /sys/kernel/kexec_loaded (built without CONFIG_KEXEC_CORE): boot"
@@ -858,8 +858,7 @@ def main(args, argv, run=subprocess.run):
     remote = Remote(tgt, args.target_ssh_config, run=run)
     tdir = args.target_dir
     log(f"checking {tgt.url}")
-    boots = runs * len(args.variants)
-    precheck(remote, tdir, args.load, args.target_reboot, boots=boots)
+    precheck(remote, tdir, args.load, args.target_reboot)
     hw = identity(remote)
     log(f"board: {hw['cpu_model']}, DMI {hw['dmi_product']}, {hw['machine']},"
         f" kernel {hw['host_kernel']}")
@@ -881,8 +880,7 @@ def main(args, argv, run=subprocess.run):
     need = max(kernel_bytes(out) for out in outs.values()) + (
         os.path.getsize(args.target_initrd) if args.target_initrd else 0)
     if need > NEED_MB << 20:
-        precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1,
-                 boots=boots)
+        precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1)
     check_modules_room(remote, outs)
     results_dir = experiment.new_results_dir(bdir, report_dir=True)
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),

@@ -334,3 +334,40 @@ def test_a_tuned_stock_kernel_that_differs_in_a_base_option_is_refused(tmp_path,
         "CONFIG_HZ_1000=y\n# CONFIG_PV_MUTEX is not set\n")
     (tmp_path / "out" / "project" / ".config").write_text("CONFIG_HZ_1000=y\nCONFIG_PV_MUTEX=y\n")
     validate.tuned_check(outs, "tree")
+
+
+@pytest.mark.parametrize("argv,out", [(["--full"], "stock-trace-x86_64_defconfig"),
+                                      (["--full", "--base", "allnoconfig"], "stock-trace")])
+def test_the_traced_twin_starts_from_the_measured_kernels_base(tmp_path, monkeypatch, argv, out):
+    """The tracer names the sections of the kernel measured: under --full
+    (x86_64_defconfig) its twin is built and booted from x86_64_defconfig
+    too, not from the allnoconfig-based variant (the FULL run of stop 31
+    traced 585-option kernels beside 1621-option measured ones)."""
+    _no_build(monkeypatch, tmp_path)
+    built, booted = [], []
+
+    def build_variant(top, tree, var, out_dir=None, **k):
+        built.append((var.name, var.base_target, os.path.basename(out_dir or "")))
+        return str(tmp_path / "out" / var.out_name)
+
+    class Booted(Exception):
+        pass
+
+    def boot(image, cmd, log_path, **k):
+        booted.append(image)
+        raise Booted
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    monkeypatch.setattr(validate, "measure", lambda *a, **k: pytest.fail("measured"))
+    monkeypatch.setattr(validate.experiment, "build_rtla", lambda *a: "rtla")
+    monkeypatch.setattr(validate.tracelat.boot, "boot", boot)
+    monkeypatch.setattr(validate, "plan", lambda args, *a: [
+        j for j in validate_plan(args, *a) if j.key.startswith("trace/")])
+    with pytest.raises((Booted, SystemExit, validate.ValidateError)):
+        validate.main(argv + ["--variants", "stock", "--no-devices", "--runs", "1"])
+    twins = [b for b in built if b[0] == "stock-trace"]
+    assert twins and twins[0][2] == out
+    assert booted and f"/out/{out}/" in booted[0]
+
+
+validate_plan = validate.plan

@@ -347,6 +347,7 @@ def plan(args, top, bdir, tree, outs, results_dir):
     first, interleaved across kernels, so that an interrupted run has
     comparable figures for every kernel."""
     jobs = []
+    kc = os.path.abspath(args.kernel_config) if args.kernel_config else None
     for run_no in range(1, args.runs + 1):
         for cpus, isolated in args.rigs:
             rig = rig_name(cpus, isolated)
@@ -376,8 +377,9 @@ def plan(args, top, bdir, tree, outs, results_dir):
     for v in args.trace:
         jobs.append(Job(f"trace/{v}", f"{v}-trace: preemptirqsoff tracer under {args.load}",
                         2 * icount_guess(args.seconds),
-                        lambda v=v: [tracelat.boot_traced(top, v, args.seconds, args.load,
-                                                          results_dir)]))
+                        lambda v=v: [tracelat.boot_traced(
+                            top, v, args.seconds, args.load, results_dir, kc,
+                            args.base_target)]))
     if args.seeds:
         proj = outs["project-seeds"]
         jobs.append(Job("seed/chain", "project: chained inversion, pv_mutex, rt_mutex, mutex",
@@ -702,9 +704,10 @@ def main(argv=None):
         outs[v] = outs[build.Variant(v, top).build_name]
     tuned_check(outs, tree)
     for v in args.trace:
-        var = tracelat.traced(top, v)
+        # The twin from the base the measured kernel came from.
+        var = tracelat.traced(top, v, kc, args.base_target)
         t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
-        build.build_variant(top, tree, var, os.path.join(bdir, "out", var.name), log=log)
+        build.build_variant(top, tree, var, os.path.join(bdir, "out", var.out_name), log=log)
         progress.end(f"build/{var.name}", f"build {var.name}", t)
     if args.rtla:
         t = progress.start("build/rtla", "build rtla (tools/tracing/rtla)", 30)

@@ -216,7 +216,7 @@ def test_latency_over_time_and_stress_phases():
             "       0:    5000:      31", "       0:   10000:    2507",
             "000010 000123", "# Min Latencies: 00010"]
     start, series = console.cyclictest_series(body)
-    assert start == 3.5 and series == [(1.0, 31), (2.0, 2507)]
+    assert start == 3.5 and series == [(1.0, 31, 0), (2.0, 2507, 0)]
     text = "[ 1.0] x\nPVRT-PHASE memory 3.79\nPVRT-PHASE fork 5.41\n[ 2.0] PVRT-PHASE no\n"
     assert console.phases(text) == [("memory", 3.79), ("fork", 5.41)]
 
@@ -345,7 +345,7 @@ def test_latency_over_time_puts_each_window_at_its_end():
             "       0:    4999:      31", "       1:     100:      40",
             "       0:    5001:    2507", "       1:    9999:      12"]
     start, series = console.cyclictest_series(body)
-    assert start == 3.5 and series == [(1.0, 31), (1.0, 40), (2.0, 2507), (2.0, 12)]
+    assert start == 3.5 and series == [(1.0, 31, 0), (1.0, 40, 1), (2.0, 2507, 0), (2.0, 12, 1)]
 
 
 def test_ikt_report_marked_lines_and_a_kernel_message_between():

@@ -371,3 +371,20 @@ def test_the_traced_twin_starts_from_the_measured_kernels_base(tmp_path, monkeyp
 
 
 validate_plan = validate.plan
+
+
+def test_report_reads_an_older_two_cpu_runs_series_per_thread_from_its_log(tmp_path):
+    """Results saved before the series named each window's thread: --report
+    reads the series again from the run's log (when it is that run's), so
+    that an older smp2 run is drawn one line per CPU too."""
+    log = tmp_path / "run.log"
+    log.write_text("PVRT-BEGIN cyclictest\n# cyclictest start uptime 3.50 interval 200"
+                   " reduce 5000\n       0:    4000:      31\n       1:    4999:      40\n"
+                   "       0:    6000:      33\nPVRT-END cyclictest rc=0\n")
+    old = {"threads": [{}, {}], "log": str(log), "series": [[1.0, 31], [1.0, 40], [2.0, 33]]}
+    assert validate.thread_series(dict(old))["series"] == [(1.0, 31, 0), (1.0, 40, 1),
+                                                           (2.0, 33, 0)]
+    other = dict(old, series=[[1.0, 31], [1.0, 41], [2.0, 33]])
+    assert validate.thread_series(dict(other))["series"] == other["series"]
+    one = dict(old, threads=[{}])
+    assert validate.thread_series(dict(one))["series"] == old["series"]

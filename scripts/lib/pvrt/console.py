@@ -346,7 +346,8 @@ def cyclictest_series(section_lines):
     """Latency over time from cyclictest -v -o N (guest/cyclictest-load).
 
     Returns (start uptime in s or None, [(seconds since start, max us of the
-    window)]).  cyclictest prints a line "<thread>: <cycle>: <us>" per window
+    window, thread)]), the threads' lines in console order: with several
+    threads (-t N -a) they interleave, so a thread's series is its entries.  cyclictest prints a line "<thread>: <cycle>: <us>" per window
     of exactly N cycles of a thread: the worst latency of the window and the
     cycle it happened in.  The x value is the window's end, (k + 1) * N
     cycles for a thread's k-th line, from the "# cyclictest start uptime U
@@ -367,7 +368,7 @@ def cyclictest_series(section_lines):
             k = seen.get(thread, 0)
             seen[thread] = k + 1
             cycle = (k + 1) * reduce_ if reduce_ else int(m.group(2))
-            out.append((cycle * interval / 1e6, int(m.group(3))))
+            out.append((cycle * interval / 1e6, int(m.group(3)), thread))
     return start, out
 
 

@@ -815,8 +815,27 @@ def compare_baseline(base, results_dir, mapping):
     return 1 if any(v["verdict"].startswith("regression") for v in verdicts) else 0
 
 
+def thread_series(row):
+    """A several-CPU run saved before its series named the thread of each
+    window ([t, us] entries): the series read again from the run's console
+    log, which the row names.  Returns the row (changed in place or not)."""
+    series = row.get("series") or []
+    if len(row.get("threads") or []) < 2 or not series or len(series[0]) > 2:
+        return row
+    try:
+        with open(row["log"], encoding="utf-8", errors="replace") as f:
+            sec = console.sections(f.read()).get("cyclictest")
+    except (KeyError, OSError):
+        return row
+    if sec:
+        _, again = console.cyclictest_series(sec[1])
+        if [e[:2] for e in again] == [tuple(e) for e in series]:
+            row["series"] = again
+    return row
+
+
 def redraw(results_dir):
-    rows = load_rows(os.path.join(results_dir, "results.json"))
+    rows = [thread_series(r) for r in load_rows(os.path.join(results_dir, "results.json"))]
     try:
         with open(os.path.join(results_dir, "meta.json"), encoding="utf-8") as f:
             meta = json.load(f)

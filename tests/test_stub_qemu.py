@@ -110,7 +110,7 @@ def test_validate_measure_and_table_from_the_stub(stub, tmp_path, monkeypatch):
     row = validate.measure(os.environ["PVRT_TOP"], str(tmp_path / "build"), "tree", "stock", 2,
                            "stress-set", 1, str(tmp_path), str(out))
     assert (row["samples"], row["min"], row["max"], row["p99"]) == (10000, 8, 310, 12)
-    assert row["series"] == [(1.0, 40), (2.0, 310)] and row["phases"] == [("memory", 0.0)]
+    assert row["series"] == [(1.0, 40, 0), (2.0, 310, 0)] and row["phases"] == [("memory", 0.0)]
     table = report.text_table(report.LAT_HEAD, report.latency_table([row]))
     assert table.splitlines()[2].split() == ["stock", "stress-set", "1", "10000", "8", "10.4",
                                              "12", "12", "12", "310", "310", "310"]

@@ -460,3 +460,22 @@ def test_bracket_lines_and_a_repeated_headline_are_not_splats():
     assert [ln for _, ln in console.splats(twice)] == [
         "rtmutex_lock-torture: PI checks: 692 (boost 13, deboost 679)  Inconclusive: 15"
         "  Violations: 46 (boost 11, deboost 35) !!!"]
+
+
+def test_a_kernel_message_glued_to_a_guest_line_is_a_line_of_its_own():
+    """The PREEMPT_RT run 1 of the idle smp1/smp2 floor run (20261124-200324)
+    lost its section: the kernel printed "cyclictest (81) used greatest stack
+    depth" into the marker line, which then read "PVRT-BEGIN
+    cyclictest[   69.043283] ...".  The message is split off and the guest
+    line joined with its rest, the next line without a time stamp."""
+    msg = "cyclictest (81) used greatest stack depth: 13000 bytes left"
+    text = (f"PVRT-BEGIN cyclictest[   69.043283] {msg}\n\n# x\nPVRT-END cyclictest rc=0\n")
+    assert console.sections(text) == {"cyclictest": (0, ["# x"])}
+    assert console.lines(text)[:2] == [msg, "PVRT-BEGIN cyclictest"]
+    # A number cut in two: the digits after the message belong to it; a
+    # second kernel line in between is a line too.
+    assert console.lines("# Max Latencies: 0[   12.345678] clocksource: tsc\n"
+                         "[   12.345679] eth0: up\n0310\nnext\n") == [
+        "clocksource: tsc", "eth0: up", "# Max Latencies: 00310", "next"]
+    assert console.lines("a [1.5] b\n[    1.000001] c\n") == ["a [1.5] b", "c"]
+    assert console.lines("tail[    1.000001] c") == ["c", "tail"]

@@ -195,9 +195,21 @@ def validate_stub(tmp_path, monkeypatch, capsys):
 
 
 # A kernel message written into cyclictest's summary line.
-CONSOLE_GARBLED = CONSOLE_OK.replace(
+# Bytes lost in the UART (an overrun): the line cannot be read.
+CONSOLE_GARBLED = CONSOLE_OK.replace("# Max Latencies: 00310", "# Max Lacies: 00310")
+# A kernel message printed into the line: the line is joined again.
+CONSOLE_GLUED = CONSOLE_OK.replace(
     "# Max Latencies: 00310",
     "# Max Latencies: 0[   12.345678] clocksource: Switched to clocksource tsc\n0310")
+
+
+def test_a_kernel_message_printed_into_the_summary_is_read_around(validate_stub):
+    """A kernel message in the middle of cyclictest's summary line leaves the
+    run valid, with the maximum cyclictest printed (310, not 0)."""
+    rc, rows, _ = validate_stub({"stock": CONSOLE_OK, "project": CONSOLE_GLUED},
+                                "--runs", "1", "--jobs", "1")
+    (row,) = [r for r in rows if r["variant"] == "project"]
+    assert row["problems"] == [] and row["max"] == 310 and row["samples"] == 10000
 
 
 def test_a_garbled_cyclictest_section_is_the_runs_problem(validate_stub):

@@ -72,8 +72,36 @@ def strip_stamp(line):
     return _STAMP.sub("", line.rstrip("\r\n"))
 
 
+# A kernel message the serial console printed into the middle of a guest
+# line (printk writes to the UART while a user-space line waits for its
+# newline): "PVRT-BEGIN cyclictest[   69.043283] cyclictest (81) used ...".
+_GLUED_STAMP = re.compile(r"(?<=\S)(?=\[\s*\d+\.\d{6}\] )")
+
+
 def lines(text):
-    return [strip_stamp(ln) for ln in text.splitlines()]
+    """The console's lines, time stamps stripped.  A kernel message glued to
+    the end of a guest line becomes a line of its own, and the guest line
+    is joined again with its rest, the first line after the message (and
+    any kernel lines right after it) that has no time stamp: "# Max
+    Latencies: 0[   12.3] msg" then "0310" is "msg" then "# Max Latencies:
+    00310"."""
+    out, pending = [], None
+    for ln in text.splitlines():
+        ln = ln.rstrip("\r\n")
+        if pending is not None:
+            if _STAMP.match(ln):
+                out.append(strip_stamp(ln))
+                continue
+            ln, pending = pending + ln, None
+        head, *msg = _GLUED_STAMP.split(ln, maxsplit=1)
+        if msg:
+            out.append(strip_stamp(msg[0]))
+            pending = head
+            continue
+        out.append(strip_stamp(ln))
+    if pending is not None:
+        out.append(strip_stamp(pending))
+    return out
 
 
 _KTAP = re.compile(r"^(K?TAP version \d+|1\.\.\d+|(not )?ok \d+.*|#.*)$")

@@ -479,3 +479,13 @@ def test_a_kernel_message_glued_to_a_guest_line_is_a_line_of_its_own():
         "clocksource: tsc", "eth0: up", "# Max Latencies: 00310", "next"]
     assert console.lines("a [1.5] b\n[    1.000001] c\n") == ["a [1.5] b", "c"]
     assert console.lines("tail[    1.000001] c") == ["c", "tail"]
+    # Glued after a space; two messages in one guest line; a kernel line
+    # with a kernel message glued to it joins no guest line (the review's
+    # reproducer lost the PVRT-END marker).
+    assert console.lines("# Max Latencies: [   12.345678] msg\n00310\n") == [
+        "msg", "# Max Latencies: 00310"]
+    assert console.lines("ab[    1.000001] m1\ncd[    1.000002] m2\nef\n") == [
+        "m1", "m2", "abcdef"]
+    assert console.lines("[    1.000000] k1[    1.000001] k2\nPVRT-END cyclictest rc=0\n") == [
+        "k1", "k2", "PVRT-END cyclictest rc=0"]
+    assert console.lines("  [    1.000000] indented\n") == ["indented"]

@@ -388,3 +388,17 @@ def test_report_reads_an_older_two_cpu_runs_series_per_thread_from_its_log(tmp_p
     assert validate.thread_series(dict(other))["series"] == other["series"]
     one = dict(old, threads=[{}])
     assert validate.thread_series(dict(one))["series"] == old["series"]
+
+
+def test_resume_traces_again_a_tracer_row_of_another_twin():
+    """A --full run saved before the twin followed --base traced the
+    allnoconfig-based twin: its row names no kernel (or another one) and is
+    traced again when the defconfig run is resumed; a row of this twin stays."""
+    top = os.path.join(os.path.dirname(__file__), "..")
+    old = {"kind": "trace", "variant": "project"}
+    mine = dict(old, kernel="project-trace-x86_64_defconfig")
+    other = dict(old, kernel="project-trace")
+    lat = _row("project", "stress-set", 1, 50)
+    rows = [old, mine, other, lat]
+    assert validate.stale_trace_rows(rows, top, None, "x86_64_defconfig") == [old, other]
+    assert validate.stale_trace_rows(rows, top, None, None) == [old, mine]

@@ -63,8 +63,8 @@ def boot_traced(top, name, secs, load, results_dir, base_config=None, base_targe
 
 def trace_variant(top, tree, name, secs, load, results_dir):
     var = traced(top, name)
-    build.build_variant(top, tree, var, os.path.join(os.environ["PVRT_BUILD"], "out", var.name),
-                        log=log)
+    build.build_variant(top, tree, var,
+                        os.path.join(os.environ["PVRT_BUILD"], "out", var.out_name), log=log)
     return boot_traced(top, name, secs, load, results_dir)
 
 

@@ -483,6 +483,14 @@ def print_summary(rows, meta, paths):
 RESUME_KEYS = ("load", "seconds", "kernel_config", "base_config", "base", "tip")
 
 
+def stale_trace_rows(rows, top, kernel_config, base_target):
+    """The tracer rows of ROWS whose twin is not the one this run builds
+    (from KERNEL_CONFIG or BASE_TARGET): rows saved before the twin followed
+    the measured kernels' base name none; a resumed run traces them again."""
+    return [r for r in rows if r.get("kind") == "trace" and r.get("kernel") !=
+            tracelat.traced(top, r["variant"], kernel_config, base_target).out_name]
+
+
 def read_meta(results_dir):
     path = os.path.join(results_dir, "meta.json")
     try:
@@ -675,6 +683,12 @@ def main(argv=None):
         if invalid:
             log(f"resuming: {len(invalid)} invalid run(s) to measure again")
             done = [r for r in done if id(r) not in invalid]
+        stale = stale_trace_rows(done, top, (os.path.abspath(args.kernel_config)
+                                             if args.kernel_config else None),
+                                 args.base_target)
+        if stale:
+            log(f"resuming: {len(stale)} tracer run(s) of another kernel to trace again")
+            done = [r for r in done if all(r is not x for x in stale)]
     else:
         results_dir = None
         done = []
@@ -815,17 +829,23 @@ def compare_baseline(base, results_dir, mapping):
     return 1 if any(v["verdict"].startswith("regression") for v in verdicts) else 0
 
 
-def thread_series(row):
+def thread_series(row, results_dir=None):
     """A several-CPU run saved before its series named the thread of each
     window ([t, us] entries): the series read again from the run's console
-    log, which the row names.  Returns the row (changed in place or not)."""
+    log, which the row names (looked for in RESULTS_DIR first: a copied
+    results directory).  Returns the row (changed in place or not)."""
     series = row.get("series") or []
     if len(row.get("threads") or []) < 2 or not series or len(series[0]) > 2:
         return row
+    log_path = row.get("log")
+    if not isinstance(log_path, str):
+        return row
+    here = os.path.join(results_dir, os.path.basename(log_path)) if results_dir else None
     try:
-        with open(row["log"], encoding="utf-8", errors="replace") as f:
+        with open(here if here and os.path.exists(here) else log_path,
+                  encoding="utf-8", errors="replace") as f:
             sec = console.sections(f.read()).get("cyclictest")
-    except (KeyError, OSError):
+    except OSError:
         return row
     if sec:
         _, again = console.cyclictest_series(sec[1])
@@ -835,7 +855,8 @@ def thread_series(row):
 
 
 def redraw(results_dir):
-    rows = [thread_series(r) for r in load_rows(os.path.join(results_dir, "results.json"))]
+    rows = [thread_series(r, results_dir)
+            for r in load_rows(os.path.join(results_dir, "results.json"))]
     try:
         with open(os.path.join(results_dir, "meta.json"), encoding="utf-8") as f:
             meta = json.load(f)

@@ -138,3 +138,106 @@ def lockdep_parts_unchecked(text, names=LOCKDEP_PARTS):
     bad += [f"{name}: # SKIP {why}" for name, (_ok, d, why) in sorted(got.items())
             if d == "SKIP" and LOCKDEP_OFF in why and name not in names]
     return bad
+
+
+# A suite's lines in KTAP as the kernel prints it (lib/kunit/test.c): its
+# header, plan and case results one level in, its result at the top.
+_SUITE = re.compile(r"^    # Subtest: (\S+)$")
+_SUITE_MODULE = re.compile(r"^    # module: (\S+)$")
+_SUITE_PLAN = re.compile(r"^    1\.\.(\d+)$")
+_CASE = re.compile(r"^    (not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+_SUITE_END = re.compile(r"^(not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+
+
+def suites(text):
+    """The suites of one KUnit run on a console: {suite: {"module": name or
+    None, "plan": cases announced or None, "cases": [(case, ok, directive,
+    reason)], "result": (ok, directive) or None}}, in the order they ran.
+    Kernel messages printed in between are dropped (console.ktap_only)."""
+    out, cur = {}, None
+    for line in console.ktap_only(text).splitlines():
+        m = _SUITE.match(line)
+        if m:
+            cur = out[m.group(1)] = {"module": None, "plan": None, "cases": [], "result": None}
+            continue
+        if cur is None:
+            continue
+        m = _SUITE_MODULE.match(line)
+        if m:
+            cur["module"] = m.group(1)
+            continue
+        m = _SUITE_PLAN.match(line)
+        if m:
+            cur["plan"] = int(m.group(1))
+            continue
+        m = _CASE.match(line)
+        if m:
+            cur["cases"].append((m.group(2), m.group(1) == "ok", (m.group(3) or "").upper(),
+                                 (m.group(4) or "").strip()))
+            continue
+        m = _SUITE_END.match(line)
+        if m and m.group(2) in out and out[m.group(2)] is cur:
+            cur["result"] = (m.group(1) == "ok", (m.group(3) or "").upper())
+            cur = None
+    return out
+
+
+def module_run_problems(builtin, loaded, module):
+    """What is wrong with MODULE's run when it was loaded (LOADED: suites()
+    of its section), against the same suites built in (BUILTIN: suites() of
+    the boot's run): its suites must be those the boot ran from MODULE, each
+    with as many cases as built in, all announced and reported, every case
+    ok, or skipped with a stated reason.  [] when nothing is."""
+    want = {s: v for s, v in builtin.items() if v["module"] == module}
+    if not want:
+        return [f"the boot's built-in run has no suite of {module} to compare with"]
+    if not loaded:
+        return ["no KUnit results in the module's run"]
+    bad = []
+    if sorted(loaded) != sorted(want):
+        bad.append(f"suites {', '.join(sorted(loaded))}; built in: {', '.join(sorted(want))}")
+    for name, s in loaded.items():
+        n = len(s["cases"])
+        if s["module"] != module:
+            bad.append(f"{name}: from module {s['module']}")
+        if name in want and n != len(want[name]["cases"]):
+            bad.append(f"{name}: {n} cases, {len(want[name]['cases'])} built in")
+        if s["plan"] != n or s["result"] is None:
+            bad.append(f"{name}: {n} of {s['plan']} announced cases reported"
+                       + ("" if s["result"] else ", no result line for the suite"))
+        elif not s["result"][0]:
+            bad.append(f"{name}: the suite reported not ok")
+        for case, ok, directive, reason in s["cases"]:
+            if not ok:
+                bad.append(f"{name}: not ok {case}")
+            elif directive == "SKIP" and not reason:
+                bad.append(f"{name}: {case} skipped without a reason")
+    return bad
+
+
+def module_section(sec, builtin, module):
+    """Judge guest/kunit-module's section SEC, (rc, lines), of MODULE
+    against BUILTIN, suites() of the boot's built-in run: insmod and rmmod
+    exited 0, no kernel thread of the run left, the section ended with rc 0,
+    module_run_problems() of its KTAP, no splat and every expected warning
+    within it.  Returns ([problem], suites() of the section)."""
+    rc, body = sec
+    bad = []
+    for step in ("insmod", "rmmod"):
+        m = next((re.match(rf"^kunit-module: {step} \S+ rc=(\d+)\s*(.*)$", ln)
+                  for ln in body if ln.startswith(f"kunit-module: {step} ")), None)
+        if m is None:
+            bad.append(f"no {step} status" + (" (insmod failed)" if bad else ""))
+        elif m.group(1) != "0":
+            bad.append(f"{step} exited with {m.group(1)}: {m.group(2)}".rstrip(": "))
+    bad += [ln for ln in body if ln.startswith("kunit-module: left running")]
+    if rc is None:
+        bad.append("the section never ended")
+    elif rc and not bad:
+        bad.append(f"the section ended with rc={rc}")
+    text = "\n".join(body) + "\n"
+    loaded = suites(text)
+    bad += module_run_problems(builtin, loaded, module)
+    bad += [f"splat: {ln}" for _n, ln in console.splats(text)]
+    bad += [f"expected warning missing: {what}" for _n, what in console.missing_expected(text)]
+    return bad, loaded

@@ -3,6 +3,7 @@
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -1167,7 +1168,7 @@ KUNIT_BUILTIN = """\
 [    0.47]         KTAP version 1
 [    0.47]         # Subtest: pvk_chain
 [    0.48]         ok 1 pv_mutex
-[    0.48]         ok 2 rt_mutex
+[    0.48]         ok 2 rt_mutex # SKIP rt_mutex does not return -EDEADLK
 [    0.48]     ok 1 pvk_chain
 [    0.48]     # pvk_misuse: expect a warning: unlock by a non-owner
 [    0.48] WARNING: CPU: 0 PID: 249 at kernel/locking/pv_mutex.c:290 pv_mutex_slowunlock+0xc6/0x2c0
@@ -1256,6 +1257,27 @@ def _break(old, new):
     # a skip must say why
     (dict(edit=_break("ok 2 pvk_misuse", "ok 2 pvk_misuse # SKIP")),
      "pv_mutex: pvk_misuse skipped without a reason"),
+    # case by case against the built-in run: a skip the built-in run did
+    # not have, another case in a case's place, every case skipped
+    (dict(edit=_break("ok 3 pvk_chain_too_deep",
+                      "ok 3 pvk_chain_too_deep # SKIP max_lock_depth is not exported")),
+     "pv_mutex: pvk_chain_too_deep: ok # SKIP max_lock_depth is not exported; built in: ok"),
+    (dict(edit=_break("ok 3 pvk_chain_too_deep", "ok 3 pvk_misuse")),
+     "pv_mutex: result 5 is pvk_misuse, built in pvk_chain_too_deep"),
+    (dict(edit=lambda ktap: [re.sub(r"(    ok \d+ \S+)( # SKIP.*)?$", r"\1 # SKIP x", ln)
+                             for ln in ktap]),
+     "pv_mutex: pvk_misuse: ok # SKIP x; built in: ok"),
+    # a parameterized case's parameters (two levels in) are results too:
+    # a skip without a reason, another reason, one missing, one not ok
+    (dict(edit=_break("rt_mutex # SKIP rt_mutex does not return -EDEADLK", "rt_mutex # SKIP")),
+     "pv_mutex: pvk_chain/rt_mutex skipped without a reason"),
+    (dict(edit=_break("does not return -EDEADLK", "is not built")),
+     "pv_mutex: pvk_chain/rt_mutex: ok # SKIP rt_mutex is not built; built in:"
+     " ok # SKIP rt_mutex does not return -EDEADLK"),
+    (dict(edit=lambda ktap: [ln for ln in ktap if "ok 2 rt_mutex" not in ln]),
+     "pv_mutex: result 2 is pvk_chain, built in pvk_chain/rt_mutex"),
+    (dict(edit=_break("ok 1 pv_mutex", "not ok 1 pv_mutex")),
+     "pv_mutex: not ok pvk_chain/pv_mutex"),
     # no KTAP at all, or another suite than built in
     (dict(edit=lambda ktap: []), "no KUnit results in the module's run"),
     (dict(edit=_break("# Subtest: pv_mutex", "# Subtest: pv_mutex_old")),
@@ -1379,6 +1401,36 @@ def test_the_boot_loads_each_kunit_module_it_has(tmp_path, monkeypatch, capsys):
     assert "ok  pv_mutex_kunit as a module: insmod runs its suites as built in" in out
     assert ("FAIL  pv_spinlock_kunit as a module: insmod runs its suites as built in" in out
             and "not loaded: the x86_64 stage did not build" in out)
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda t: t, None),
+    # lib/kunit/test.c does not run a case already KUNIT_SKIPPED: a case
+    # array shared by two suites shows its skip's reason only in the first
+    (lambda t: t.replace("# SKIP needs PV_SPINLOCK or DEBUG_ATOMIC_SLEEP", "# SKIP "),
+     "pv_spinlock_api: pvs_trylock_softirq skipped without a reason"),
+    (lambda t: t.replace("rt_mutex # SKIP rt_mutex does not return -EDEADLK", "rt_mutex # SKIP"),
+     "pv_mutex: pvk_chain/rt_mutex skipped without a reason"),
+])
+def test_a_built_in_skip_must_say_why(edit, why, tmp_path, monkeypatch, capsys):
+    """st_boot: each case or parameter the built-in run skipped says why."""
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+
+    def fake_boot(kernel, cmd, log_path, **kw):
+        from pvrt import boot
+        return boot.BootResult(log_path, edit(KUNIT_BUILTIN) + "PVRT-EXIT rc=0\n", False, 1)
+
+    monkeypatch.setattr(check.boot, "boot", fake_boot)
+    monkeypatch.setattr(c, "kunit_modroot", lambda out: (str(tmp_path), {}))
+    monkeypatch.setattr(c, "kunit_counted", lambda *a: None)
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: ["x"])
+    c.st_boot()
+    got = {name: (ok, detail) for _, name, ok, detail in c.res.junit}
+    name = "KUnit suites built into the validation kernel: every skip says why"
+    assert got[name] == ((True, "") if why is None else (False, why))
 
 
 def _fake_kunit_py(tree):

@@ -623,6 +623,11 @@ class Check:
         if build.series_kunitconfigs(self.top, self.tree):
             self.kunit_counted("boot", "KUnit suites built into the validation kernel",
                                res.log_path)
+            # A case array two suites share (lib/kunit/test.c does not run
+            # a case already KUNIT_SKIPPED) shows a skip without its reason.
+            bad = kunit.skips_without_reason(kunit.suites(res.text))
+            self.res.case("boot", "KUnit suites built into the validation kernel: every skip"
+                          " says why", not bad, "; ".join(bad))
 
     def kunit_modroot(self, out):
         """The project kernel's modules plus the KUnit modules the x86_64
@@ -663,15 +668,16 @@ class Check:
 
     def boot_kunit_modules(self, res, kos):
         """guest/kunit-module's section of each KUnit module: insmod exited
-        0, the suites it ran are those the boot ran built in from it, with
-        as many cases, each ok or skipped with a reason, rmmod exited 0, no
-        kernel thread of its run left, no splat and every expected warning
-        in the section.  A module the x86_64 stage did not build fails."""
+        0, the suites it ran are those the boot ran built in from it, case
+        by case and parameter by parameter the same names, results and
+        skip reasons (kunit.module_run_problems), rmmod exited 0, no kernel
+        thread of its run left, no splat and every expected warning in the
+        section.  A module the x86_64 stage did not build fails."""
         secs = res.sections()
         builtin = kunit.suites(res.text)
         for mod, missing in kos.items():
-            name = (f"{mod} as a module: insmod runs its suites as built in (each case ok or"
-                    " skipped with a reason), rmmod, clean console")
+            name = (f"{mod} as a module: insmod runs its suites as built in (case by case:"
+                    " same names, results, skip reasons), rmmod, clean console")
             if missing:
                 self.res.case("boot", name, False, missing)
                 continue

@@ -141,24 +141,45 @@ def lockdep_parts_unchecked(text, names=LOCKDEP_PARTS):
 
 
 # A suite's lines in KTAP as the kernel prints it (lib/kunit/test.c): its
-# header, plan and case results one level in, its result at the top.
+# header, plan and case results one level in, a parameterized case's
+# header and its parameters' results two levels in (before the case's own
+# result), the suite's result at the top.  A parameter's description may
+# hold spaces.
 _SUITE = re.compile(r"^    # Subtest: (\S+)$")
 _SUITE_MODULE = re.compile(r"^    # module: (\S+)$")
 _SUITE_PLAN = re.compile(r"^    1\.\.(\d+)$")
 _CASE = re.compile(r"^    (not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+_PARAM_CASE = re.compile(r"^        # Subtest: (\S+)$")
+_PARAM = re.compile(r"^        (not ok|ok) \d+ (.+?)(?:\s+#\s*(\S+)\s*(.*))?$")
 _SUITE_END = re.compile(r"^(not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+
+# Skips a module's run may have where the same case built in ran: none.
+# A test module and the kernel it is loaded into are built from one tree
+# and configuration, so a case skips for the same reason either way (an
+# unexported symbol would fail modpost in the x86_64 stage).  An entry is
+# (suite, case, reason the module's run gives): why.
+MODULE_ONLY_SKIPS = {}
+
+
+def _result(m):
+    return (m.group(2).strip(), m.group(1) == "ok", (m.group(3) or "").upper(),
+            (m.group(4) or "").strip())
 
 
 def suites(text):
     """The suites of one KUnit run on a console: {suite: {"module": name or
     None, "plan": cases announced or None, "cases": [(case, ok, directive,
-    reason)], "result": (ok, directive) or None}}, in the order they ran.
+    reason)], "results": the same for the cases and, before each
+    parameterized case, its parameters as "case/parameter", in the order
+    printed, "result": (ok, directive) or None}}, in the order they ran.
     Kernel messages printed in between are dropped (console.ktap_only)."""
-    out, cur = {}, None
+    out, cur, param = {}, None, None
     for line in console.ktap_only(text).splitlines():
         m = _SUITE.match(line)
         if m:
-            cur = out[m.group(1)] = {"module": None, "plan": None, "cases": [], "result": None}
+            cur = out[m.group(1)] = {"module": None, "plan": None, "cases": [],
+                                     "results": [], "result": None}
+            param = None
             continue
         if cur is None:
             continue
@@ -170,10 +191,20 @@ def suites(text):
         if m:
             cur["plan"] = int(m.group(1))
             continue
+        m = _PARAM_CASE.match(line)
+        if m:
+            param = m.group(1)
+            continue
+        m = _PARAM.match(line)
+        if m:
+            name, ok, directive, reason = _result(m)
+            cur["results"].append((f"{param or '?'}/{name}", ok, directive, reason))
+            continue
         m = _CASE.match(line)
         if m:
-            cur["cases"].append((m.group(2), m.group(1) == "ok", (m.group(3) or "").upper(),
-                                 (m.group(4) or "").strip()))
+            cur["cases"].append(_result(m))
+            cur["results"].append(_result(m))
+            param = None
             continue
         m = _SUITE_END.match(line)
         if m and m.group(2) in out and out[m.group(2)] is cur:
@@ -182,12 +213,27 @@ def suites(text):
     return out
 
 
+def _said(ok, directive, reason):
+    return ("ok" if ok else "not ok") + (f" # {directive} {reason}".rstrip() if directive
+                                         else "")
+
+
+def skips_without_reason(runs):
+    """Each case or parameter of RUNS (suites()) skipped without a reason:
+    ["suite: case skipped without a reason"]."""
+    return [f"{name}: {case} skipped without a reason" for name, s in runs.items()
+            for case, _ok, directive, reason in s.get("results", s["cases"])
+            if directive == "SKIP" and not reason]
+
+
 def module_run_problems(builtin, loaded, module):
     """What is wrong with MODULE's run when it was loaded (LOADED: suites()
     of its section), against the same suites built in (BUILTIN: suites() of
-    the boot's run): its suites must be those the boot ran from MODULE, each
-    with as many cases as built in, all announced and reported, every case
-    ok, or skipped with a stated reason.  [] when nothing is."""
+    the boot's run): its suites must be those the boot ran from MODULE, and
+    each must report, case by case and parameter by parameter, the same
+    names in the same order with the same result and directive as built
+    in; a skip says why, and the same why as built in (or one of
+    MODULE_ONLY_SKIPS); no case is not ok.  [] when nothing is wrong."""
     want = {s: v for s, v in builtin.items() if v["module"] == module}
     if not want:
         return [f"the boot's built-in run has no suite of {module} to compare with"]
@@ -207,11 +253,28 @@ def module_run_problems(builtin, loaded, module):
                        + ("" if s["result"] else ", no result line for the suite"))
         elif not s["result"][0]:
             bad.append(f"{name}: the suite reported not ok")
-        for case, ok, directive, reason in s["cases"]:
+        for case, ok, _directive, _reason in s["results"]:
             if not ok:
                 bad.append(f"{name}: not ok {case}")
-            elif directive == "SKIP" and not reason:
-                bad.append(f"{name}: {case} skipped without a reason")
+        bad += skips_without_reason({name: s})
+        if name not in want:
+            continue
+        got, exp = s["results"], want[name]["results"]
+        gn, en = [r[0] for r in got], [r[0] for r in exp]
+        if gn != en:
+            i = next((i for i, (a, b) in enumerate(zip(gn, en)) if a != b), min(len(gn), len(en)))
+            bad.append(f"{name}: result {i + 1} is "
+                       + (gn[i] if i < len(gn) else "missing")
+                       + ", built in " + (en[i] if i < len(en) else "none"))
+            continue
+        for (case, ok, directive, reason), (_c, bok, bdirective, breason) in zip(got, exp):
+            if (ok, directive, reason) == (bok, bdirective, breason) or not ok:
+                continue
+            if (directive == "SKIP" and reason and bok and not bdirective
+                    and (name, case, reason) in MODULE_ONLY_SKIPS):
+                continue
+            bad.append(f"{name}: {case}: {_said(ok, directive, reason)};"
+                       f" built in: {_said(bok, bdirective, breason)}")
     return bad
 
 

@@ -74,11 +74,12 @@ def _recording_check(tmp_path, monkeypatch, calls, fail_build=False):
 
 
 @pytest.mark.parametrize("only, want", [
-    ("boot", ["prepare workspace", "prepare project", "boot"]),
-    ("series,boot", ["series", "prepare project", "boot"]),
+    ("boot", ["prepare workspace", "prepare project", "prepare kunit-modules", "boot"]),
+    ("series,boot", ["series", "prepare project", "prepare kunit-modules", "boot"]),
     ("series,x86_64,boot", ["series", "x86_64", "boot"]),
     ("kunit-uml", ["prepare workspace", "kunit-uml"]),
-    ("bisect,boot", ["prepare workspace", "bisect", "prepare project", "boot"]),
+    ("bisect,boot", ["prepare workspace", "bisect", "prepare project", "prepare kunit-modules",
+                     "boot"]),
     ("tools", ["tools"]),
 ])
 def test_a_stage_gets_what_it_needs_when_its_maker_is_not_selected(tmp_path, monkeypatch,
@@ -505,6 +506,24 @@ def test_prepare_marks_a_project_kernel_that_did_not_build(tmp_path, monkeypatch
     c = check.Check(argparse.Namespace(only=None))
     assert not c.stage("prepare: project", lambda: c.prepare("project"))
     assert c.project_built is False and "project" not in c.built
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_prepare_builds_the_kunit_modules_against_the_project_kernel(built, tmp_path,
+                                                                      monkeypatch):
+    """--only boot: the boot loads the KUnit modules, which only the
+    x86_64 stage builds; prepare builds them against the project kernel it
+    made (a kernel change leaves the old ones stale), as boot's cases."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only="boot"))
+    seen = []
+    monkeypatch.setattr(c, "kunit_module_modpost", lambda out, stage="x86_64", kernel="project":
+                        seen.append((out, stage, kernel)))
+    c.project_built = built
+    c.prepare("kunit-modules")
+    assert seen == [(os.path.join(c.bdir, "out", "project") if built else None, "boot",
+                     "project")]
 
 
 def test_lockdep_checks_that_the_advisors_own_kernel_configures(tmp_path, monkeypatch, capsys):

@@ -980,10 +980,10 @@ class Check:
     # only what is stale).
     NEEDS = {"checkpatch": ["workspace"], "bisect": ["workspace"],
              "kunit-uml": ["workspace"], "x86_64": ["workspace"],
-             "allnoconfig": ["workspace"], "boot": ["workspace", "project"],
+             "allnoconfig": ["workspace"], "boot": ["workspace", "project", "kunit-modules"],
              "torture": ["workspace"], "kunit-debug": ["workspace"], "lockdep": ["workspace"],
              "kunit-rt": ["workspace"], "board": ["workspace"]}
-    MAKERS = {"workspace": ("series",), "project": ("x86_64",)}
+    MAKERS = {"workspace": ("series",), "project": ("x86_64",), "kunit-modules": ("x86_64",)}
 
     def prepare(self, need):
         """Make NEED, which no selected stage makes."""
@@ -996,6 +996,11 @@ class Check:
             build.build(self.top, self.tree, "project", log=lambda m: print("  " + m, flush=True))
             self.project_built = True
             self.built.add("project")
+        elif need == "kunit-modules":
+            # The boot loads them: built against the kernel just made (one
+            # built before a kernel change is stale), as the boot's cases.
+            self.kunit_module_modpost(os.path.join(self.bdir, "out", "project")
+                                      if self.project_built else None, stage="boot")
 
     # --- the time budget ---------------------------------------------------------
 

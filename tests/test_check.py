@@ -1553,3 +1553,47 @@ def test_guest_kunit_module_loads_runs_and_unloads_each_module(tmp_path):
         "PVRT-END kunit-module-leaky_kunit rc=1",
         "PVRT-BEGIN kunit-module-good_kunit", "kunit-module: insmod good_kunit rc=0",
         "kunit-module: rmmod good_kunit rc=0", "PVRT-END kunit-module-good_kunit rc=0"]
+
+
+def test_guest_kunit_module_scans_proc_with_one_process_per_scan(tmp_path):
+    """guest/kunit-module's scans of /proc for kernel threads start a few
+    processes each, not two per /proc entry (a guest has hundreds: the scans
+    took seconds each); a comm with a space or a parenthesis is kept whole,
+    user tasks and workqueue workers are left out."""
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    bin_, proc, dbg = tmp_path / "bin", tmp_path / "proc", tmp_path / "debug"
+    for d in (bin_, proc, dbg):
+        d.mkdir()
+    (dbg / "clear_warn_once").write_text("")
+    calls = tmp_path / "calls"
+
+    def task(pid, comm, ppid=2):
+        (proc / str(pid)).mkdir()
+        (proc / str(pid) / "stat").write_text(f"{pid} ({comm}) S {ppid} 0 0\n")
+        (proc / str(pid) / "comm").write_text(comm + "\n")
+        (proc / str(pid) / "status").write_text(f"Name:\t{comm}\nState:\tS (sleeping)\n")
+    for pid in range(10, 110):
+        task(pid, f"ksoftirqd/{pid}")
+    task(200, "kworker/1:1")
+    task(201, "sh", ppid=1)
+    for tool in ("sed", "cat", "awk", "grep", "tr"):
+        (bin_ / tool).write_text(f'#!/bin/sh\necho {tool} >> "$CALLS"\nexec /bin/{tool} "$@"\n')
+        (bin_ / tool).chmod(0o755)
+    (bin_ / "insmod").write_text('#!/bin/sh\ncase "$1" in *leaky_kunit.ko) mkdir "$PROC/77";'
+                                 ' printf "77 (pvk (P) 1) S 2 0\\n" > "$PROC/77/stat";'
+                                 ' echo "pvk (P) 1" > "$PROC/77/comm";'
+                                 ' printf "State:\\tD (disk sleep)\\n" > "$PROC/77/status";;'
+                                 ' esac\n')
+    (bin_ / "rmmod").write_text("#!/bin/sh\n")
+    (bin_ / "find").write_text('#!/bin/sh\necho "/lib/modules/6.12/kunit/$5"\n')
+    for tool in ("insmod", "rmmod", "find"):
+        (bin_ / tool).chmod(0o755)
+    kmsg = tmp_path / "kmsg"
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "CALLS": str(calls), "PVRT_KMSG": str(kmsg),
+           "PVRT_PROC": str(proc), "PROC": str(proc), "PVRT_DEBUGFS": str(dbg)}
+    r = subprocess.run(["sh", os.path.join(top, "guest", "kunit-module"), "leaky_kunit"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert "kunit-module: left running after rmmod: 77 pvk (P) 1 D" in kmsg.read_text()
+    assert len(calls.read_text().splitlines()) <= 12, calls.read_text()

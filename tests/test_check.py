@@ -1323,6 +1323,36 @@ def test_a_kunit_module_run_that_is_not_clean_fails(section, why, tmp_path, monk
     assert got["pv_spinlock_kunit"][0]
 
 
+def test_a_kunit_module_run_that_lost_console_lines_fails(tmp_path, monkeypatch):
+    """The console dropped lines in the module's window: what it did not
+    print (a splat, a failing case) cannot be judged."""
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit",
+                             extra=["[   21.15] ** 12 printk messages dropped **"])])
+    assert got["pv_mutex_kunit"] == (False, "the console dropped lines:"
+                                     " ** 12 printk messages dropped **\n(console: boot.log)")
+
+
+def test_a_kunit_module_the_guest_did_not_find_says_so(tmp_path, monkeypatch):
+    """guest/kunit-module found no .ko: its own line is the reason (no
+    insmod ran, so neither insmod nor rmmod failed)."""
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit", insmod=None, rmmod=None, rc=2,
+                             edit=lambda ktap: [],
+                             extra=["[   20.02] kunit-module: no pv_mutex_kunit.ko in"
+                                    " /lib/modules/*/kunit"])])
+    ok, detail = got["pv_mutex_kunit"]
+    assert not ok and detail.startswith("kunit-module: no pv_mutex_kunit.ko in"
+                                        " /lib/modules/*/kunit\n")
+    assert "insmod" not in detail and "rmmod" not in detail
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit", insmod="1", rc=1, edit=lambda ktap: [])])
+    assert "rmmod" not in got["pv_mutex_kunit"][1]
+
+
 def test_a_kunit_module_without_a_section_or_a_ko_fails_with_the_reason(tmp_path, monkeypatch):
     got = _judge_kunit_modules(tmp_path, monkeypatch, [kunit_module_section("pv_mutex_kunit")],
                                {"pv_mutex_kunit": None, "pv_spinlock_kunit":

@@ -278,6 +278,11 @@ def module_run_problems(builtin, loaded, module):
     return bad
 
 
+# printk's note on the console for lines it could not print
+# (kernel/printk/printk.c console_prepend_dropped()).
+_DROPPED = re.compile(r"\*\* \d+ printk messages dropped \*\*")
+
+
 def module_section(sec, builtin, module):
     """Judge guest/kunit-module's section SEC, (rc, lines), of MODULE
     against BUILTIN, suites() of the boot's built-in run: insmod and rmmod
@@ -285,14 +290,23 @@ def module_section(sec, builtin, module):
     module_run_problems() of its KTAP, no splat and every expected warning
     within it.  Returns ([problem], suites() of the section)."""
     rc, body = sec
-    bad = []
+    # The guest found no .ko: its own line says which (nothing ran).
+    bad = [ln for ln in body if ln.startswith("kunit-module: no ")]
+    if bad:
+        return bad, {}
     for step in ("insmod", "rmmod"):
         m = next((re.match(rf"^kunit-module: {step} \S+ rc=(\d+)\s*(.*)$", ln)
                   for ln in body if ln.startswith(f"kunit-module: {step} ")), None)
         if m is None:
-            bad.append(f"no {step} status" + (" (insmod failed)" if bad else ""))
+            bad.append(f"no {step} status")
         elif m.group(1) != "0":
             bad.append(f"{step} exited with {m.group(1)}: {m.group(2)}".rstrip(": "))
+        if m is None or m.group(1) != "0":
+            break       # no rmmod after an insmod that did not load
+    # What the console dropped in the module's window (a splat, a case's
+    # result) cannot be judged.
+    bad += [f"the console dropped lines: {ln.strip()}" for ln in body
+            if _DROPPED.search(ln)]
     bad += [ln for ln in body if ln.startswith("kunit-module: left running")]
     if rc is None:
         bad.append("the section never ended")

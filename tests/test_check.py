@@ -3,6 +3,7 @@
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -73,11 +74,12 @@ def _recording_check(tmp_path, monkeypatch, calls, fail_build=False):
 
 
 @pytest.mark.parametrize("only, want", [
-    ("boot", ["prepare workspace", "prepare project", "boot"]),
-    ("series,boot", ["series", "prepare project", "boot"]),
+    ("boot", ["prepare workspace", "prepare project", "prepare kunit-modules", "boot"]),
+    ("series,boot", ["series", "prepare project", "prepare kunit-modules", "boot"]),
     ("series,x86_64,boot", ["series", "x86_64", "boot"]),
     ("kunit-uml", ["prepare workspace", "kunit-uml"]),
-    ("bisect,boot", ["prepare workspace", "bisect", "prepare project", "boot"]),
+    ("bisect,boot", ["prepare workspace", "bisect", "prepare project", "prepare kunit-modules",
+                     "boot"]),
     ("tools", ["tools"]),
 ])
 def test_a_stage_gets_what_it_needs_when_its_maker_is_not_selected(tmp_path, monkeypatch,
@@ -504,6 +506,24 @@ def test_prepare_marks_a_project_kernel_that_did_not_build(tmp_path, monkeypatch
     c = check.Check(argparse.Namespace(only=None))
     assert not c.stage("prepare: project", lambda: c.prepare("project"))
     assert c.project_built is False and "project" not in c.built
+
+
+@pytest.mark.parametrize("built", [True, False])
+def test_prepare_builds_the_kunit_modules_against_the_project_kernel(built, tmp_path,
+                                                                      monkeypatch):
+    """--only boot: the boot loads the KUnit modules, which only the
+    x86_64 stage builds; prepare builds them against the project kernel it
+    made (a kernel change leaves the old ones stale), as boot's cases."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only="boot"))
+    seen = []
+    monkeypatch.setattr(c, "kunit_module_modpost", lambda out, stage="x86_64", kernel="project":
+                        seen.append((out, stage, kernel)))
+    c.project_built = built
+    c.prepare("kunit-modules")
+    assert seen == [(os.path.join(c.bdir, "out", "project") if built else None, "boot",
+                     "project")]
 
 
 def test_lockdep_checks_that_the_advisors_own_kernel_configures(tmp_path, monkeypatch, capsys):
@@ -1093,11 +1113,13 @@ def test_the_board_job_stops_waiting_for_a_board_whose_qemu_is_gone(tmp_path, mo
     assert seen == [True, False] and check.target.ALIVE is None
 
 
-@pytest.mark.parametrize("failing", ["ikt-check", "bench-loader-check", "futex-pi-timeout", ""])
+@pytest.mark.parametrize("failing", ["ikt-check", "bench-loader-check", "futex-pi-timeout",
+                                     "kunit-module", ""])
 def test_the_futex_pi_program_runs_whatever_failed_before_it(failing, tmp_path, monkeypatch):
     """The boot's guest command, run by a shell with each step a stub: an
-    earlier step's failure must not hide the futex verdict (a "no futex-pi
-    section" instead), and the command's status still says it failed."""
+    earlier step's failure must not hide the futex verdict or the KUnit
+    modules' (a "no futex-pi section" instead), and the command's status
+    still says it failed."""
     import subprocess
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     monkeypatch.setenv("PVRT_TOP", top)
@@ -1115,12 +1137,12 @@ def test_the_futex_pi_program_runs_whatever_failed_before_it(failing, tmp_path, 
     bindir = tmp_path / "bin"
     bindir.mkdir()
     for step in ("ikt-check", "torture", "cyclictest-load", "bench-loader-check",
-                 "futex-pi-timeout"):
+                 "futex-pi-timeout", "kunit-module"):
         (bindir / step).write_text(f"#!/bin/sh\necho {step}\nexit {int(step == failing)}\n")
         (bindir / step).chmod(0o755)
     r = subprocess.run(["sh", "-c", cmds[0]], capture_output=True, text=True,
                        env={"PATH": f"{bindir}:/usr/bin:/bin"})
-    assert "futex-pi-timeout" in r.stdout.split()
+    assert "futex-pi-timeout" in r.stdout.split() and "kunit-module" in r.stdout.split()
     assert (r.returncode != 0) == bool(failing)
 
 
@@ -1144,3 +1166,468 @@ def test_a_modpost_warning_fails_the_module_build(tmp_path, monkeypatch, capsys)
     assert "FAIL  pv_mutex_kunit builds as a module" in out
     assert "missing MODULE_DESCRIPTION() in pv_mutex_kunit.o" in out
     assert "ok  pv_spinlock_kunit builds as a module" in out
+
+
+# The boot's built-in KUnit run as the console shows it: each suite names
+# its module.
+KUNIT_BUILTIN = """\
+[    0.46] KTAP version 1
+[    0.46] 1..2
+[    0.46]     KTAP version 1
+[    0.46]     # Subtest: pv_spinlock_api
+[    0.46]     # module: pv_spinlock_kunit
+[    0.46]     1..2
+[    0.46]     ok 1 pvs_api
+[    0.47]     ok 2 pvs_trylock_softirq # SKIP needs PV_SPINLOCK or DEBUG_ATOMIC_SLEEP
+[    0.47] ok 1 pv_spinlock_api
+[    0.47]     KTAP version 1
+[    0.47]     # Subtest: pv_mutex
+[    0.47]     # module: pv_mutex_kunit
+[    0.47]     1..3
+[    0.47]         KTAP version 1
+[    0.47]         # Subtest: pvk_chain
+[    0.48]         ok 1 pv_mutex
+[    0.48]         ok 2 rt_mutex # SKIP rt_mutex does not return -EDEADLK
+[    0.48]     ok 1 pvk_chain
+[    0.48]     # pvk_misuse: expect a warning: unlock by a non-owner
+[    0.48] WARNING: CPU: 0 PID: 249 at kernel/locking/pv_mutex.c:290 pv_mutex_slowunlock+0xc6/0x2c0
+[    0.48]     # pvk_misuse: end of expected warning
+[    0.48]     ok 2 pvk_misuse
+[    0.49]     ok 3 pvk_chain_too_deep
+[    0.49] ok 2 pv_mutex
+PVRT-BOOTED 6.12.117+ cpus=2
+"""
+
+
+def kunit_module_section(mod, insmod="0", rmmod="0", rc=0, edit=lambda ktap: ktap, extra=()):
+    """guest/kunit-module's section of MOD: its suites from KUNIT_BUILTIN
+    run again as the module's own KTAP run (EDIT changes those lines), the
+    insmod and rmmod status lines (None leaves one out), EXTRA lines, rc."""
+    ktap, cur = [], None
+    for line in KUNIT_BUILTIN.splitlines()[2:-1]:
+        if "# Subtest: " in line and "        " not in line:
+            cur = line
+        if cur and f"# module: {mod}" in KUNIT_BUILTIN.split(cur)[1].splitlines()[1]:
+            ktap.append(line.replace("[    0.", "[   20."))
+    n = sum(1 for ln in ktap if "# Subtest: " in ln and "        " not in ln)
+    out = [f"[   20.00] PVRT-BEGIN kunit-module-{mod}",
+           "[   20.01] pv_mutex_kunit: loading out-of-tree module taints kernel.",
+           "[   20.01] KTAP version 1", f"[   20.01] 1..{n}"] + edit(ktap)
+    if insmod is not None:
+        out.append(f"[   21.00] kunit-module: insmod {mod} rc={insmod}"
+                   + ("" if insmod == "0" else " insmod: can't insert: Invalid argument"))
+    if rmmod is not None and insmod == "0":
+        out.append(f"[   21.10] kunit-module: rmmod {mod} rc={rmmod}"
+                   + ("" if rmmod == "0" else " rmmod: can't unload: Resource busy"))
+    out += list(extra)
+    if rc is not None:
+        out.append(f"[   21.20] PVRT-END kunit-module-{mod} rc={rc}")
+    return "\n".join(out) + "\n"
+
+
+def _judge_kunit_modules(tmp_path, monkeypatch, sections, kos=None, builtin=KUNIT_BUILTIN):
+    """boot_kunit_modules() on the built-in run and SECTIONS: {case name: (ok, detail)}."""
+    from pvrt import boot
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    text = builtin + "".join(sections) + "PVRT-EXIT rc=0\n"
+    c.boot_kunit_modules(boot.BootResult("boot.log", text, False, 1),
+                         kos or {m: None for m in check.Check.KUNIT_MODULES})
+    return {name.split(" as a module")[0]: (ok, detail) for _, name, ok, detail in c.res.junit}
+
+
+def test_each_kunit_module_loads_runs_its_suites_and_unloads(tmp_path, monkeypatch, capsys):
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [kunit_module_section(m)
+                                                       for m in check.Check.KUNIT_MODULES])
+    assert got == {"pv_mutex_kunit": (True, "\n(console: boot.log)"),
+                   "pv_spinlock_kunit": (True, "\n(console: boot.log)")}
+    out = capsys.readouterr().out
+    assert "pv_mutex_kunit: 1 suites, 3 cases: 3 ok, 0 skipped, 0 not ok" in out
+    assert "pv_spinlock_kunit: 1 suites, 2 cases: 1 ok, 1 skipped, 0 not ok" in out
+
+
+def _break(old, new):
+    return lambda ktap: [ln.replace(old, new) for ln in ktap]
+
+
+@pytest.mark.parametrize("section, why", [
+    # a failing case of the module's run
+    (dict(edit=_break("ok 3 pvk_chain_too_deep", "not ok 3 pvk_chain_too_deep")),
+     "pv_mutex: not ok pvk_chain_too_deep"),
+    (dict(edit=_break("] ok 2 pv_mutex", "] not ok 2 pv_mutex")),
+     "pv_mutex: the suite reported not ok"),
+    # insmod failed: no suite ran, no rmmod
+    (dict(insmod="1", rc=1, edit=lambda ktap: []),
+     "insmod exited with 1: insmod: can't insert: Invalid argument"),
+    (dict(insmod=None, rmmod=None, rc=1), "no insmod status"),
+    # rmmod failed, the module stays
+    (dict(rmmod="1", rc=1), "rmmod exited with 1: rmmod: can't unload: Resource busy"),
+    (dict(rmmod=None, rc=1), "no rmmod status"),
+    # a thread of the module's run outlived it
+    (dict(rc=1, extra=["[   21.15] kunit-module: left running after rmmod: 733 pvk-P2 D"]),
+     "kunit-module: left running after rmmod: 733 pvk-P2 D"),
+    # fewer cases than built in, or a case the plan announced and never reported
+    (dict(edit=lambda ktap: [ln for ln in ktap if "pvk_chain_too_deep" not in ln]),
+     "pv_mutex: 2 of 3 announced cases reported"),
+    (dict(edit=lambda ktap: [ln.replace("1..3", "1..2") for ln in ktap
+                             if "pvk_chain_too_deep" not in ln]),
+     "pv_mutex: 2 cases, 3 built in"),
+    # a skip must say why
+    (dict(edit=_break("ok 2 pvk_misuse", "ok 2 pvk_misuse # SKIP")),
+     "pv_mutex: pvk_misuse skipped without a reason"),
+    # case by case against the built-in run: a skip the built-in run did
+    # not have, another case in a case's place, every case skipped
+    (dict(edit=_break("ok 3 pvk_chain_too_deep",
+                      "ok 3 pvk_chain_too_deep # SKIP max_lock_depth is not exported")),
+     "pv_mutex: pvk_chain_too_deep: ok # SKIP max_lock_depth is not exported; built in: ok"),
+    (dict(edit=_break("ok 3 pvk_chain_too_deep", "ok 3 pvk_misuse")),
+     "pv_mutex: result 5 is pvk_misuse, built in pvk_chain_too_deep"),
+    (dict(edit=lambda ktap: [re.sub(r"(    ok \d+ \S+)( # SKIP.*)?$", r"\1 # SKIP x", ln)
+                             for ln in ktap]),
+     "pv_mutex: pvk_misuse: ok # SKIP x; built in: ok"),
+    # a parameterized case's parameters (two levels in) are results too:
+    # a skip without a reason, another reason, one missing, one not ok
+    (dict(edit=_break("rt_mutex # SKIP rt_mutex does not return -EDEADLK", "rt_mutex # SKIP")),
+     "pv_mutex: pvk_chain/rt_mutex skipped without a reason"),
+    (dict(edit=_break("does not return -EDEADLK", "is not built")),
+     "pv_mutex: pvk_chain/rt_mutex: ok # SKIP rt_mutex is not built; built in:"
+     " ok # SKIP rt_mutex does not return -EDEADLK"),
+    (dict(edit=lambda ktap: [ln for ln in ktap if "ok 2 rt_mutex" not in ln]),
+     "pv_mutex: result 2 is pvk_chain, built in pvk_chain/rt_mutex"),
+    (dict(edit=_break("ok 1 pv_mutex", "not ok 1 pv_mutex")),
+     "pv_mutex: not ok pvk_chain/pv_mutex"),
+    # no KTAP at all, or another suite than built in
+    (dict(edit=lambda ktap: []), "no KUnit results in the module's run"),
+    (dict(edit=_break("# Subtest: pv_mutex", "# Subtest: pv_mutex_old")),
+     "suites pv_mutex_old; built in: pv_mutex"),
+    # the module's console window: a splat, an expected warning that did
+    # not come (a WARN_ONCE() already spent at boot)
+    (dict(extra=["[   21.15] BUG: sleeping function called from invalid context"]),
+     "splat: BUG: sleeping function called from invalid context"),
+    (dict(edit=lambda ktap: [ln for ln in ktap if "WARNING:" not in ln]),
+     "expected warning missing: unlock by a non-owner"),
+    # the guest never ended the section (the boot died in the module's run)
+    (dict(rc=None), "the section never ended"),
+    # a suite of another module
+    (dict(edit=_break("# module: pv_mutex_kunit", "# module: other")),
+     "pv_mutex: from module other"),
+])
+def test_a_kunit_module_run_that_is_not_clean_fails(section, why, tmp_path, monkeypatch):
+    """Each way the module's run can go wrong fails its case, with the
+    reason; the other module's case still passes."""
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit", **section)])
+    assert not got["pv_mutex_kunit"][0] and why in got["pv_mutex_kunit"][1]
+    assert got["pv_spinlock_kunit"][0]
+
+
+def test_a_kunit_module_run_that_lost_console_lines_fails(tmp_path, monkeypatch):
+    """The console dropped lines in the module's window: what it did not
+    print (a splat, a failing case) cannot be judged."""
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit",
+                             extra=["[   21.15] ** 12 printk messages dropped **"])])
+    assert got["pv_mutex_kunit"] == (False, "the console dropped lines:"
+                                     " ** 12 printk messages dropped **\n(console: boot.log)")
+
+
+def test_a_kunit_module_the_guest_did_not_find_says_so(tmp_path, monkeypatch):
+    """guest/kunit-module found no .ko: its own line is the reason (no
+    insmod ran, so neither insmod nor rmmod failed)."""
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit", insmod=None, rmmod=None, rc=2,
+                             edit=lambda ktap: [],
+                             extra=["[   20.02] kunit-module: no pv_mutex_kunit.ko in"
+                                    " /lib/modules/*/kunit"])])
+    ok, detail = got["pv_mutex_kunit"]
+    assert not ok and detail.startswith("kunit-module: no pv_mutex_kunit.ko in"
+                                        " /lib/modules/*/kunit\n")
+    assert "insmod" not in detail and "rmmod" not in detail
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [
+        kunit_module_section("pv_spinlock_kunit"),
+        kunit_module_section("pv_mutex_kunit", insmod="1", rc=1, edit=lambda ktap: [])])
+    assert "rmmod" not in got["pv_mutex_kunit"][1]
+
+
+def test_a_kunit_module_without_a_section_or_a_ko_fails_with_the_reason(tmp_path, monkeypatch):
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [kunit_module_section("pv_mutex_kunit")],
+                               {"pv_mutex_kunit": None, "pv_spinlock_kunit":
+                                "not loaded: the x86_64 stage did not build"
+                                " build/out/pv_spinlock_kunit-module/pv_spinlock_kunit.ko"})
+    assert got["pv_mutex_kunit"][0]
+    assert got["pv_spinlock_kunit"] == (False, "not loaded: the x86_64 stage did not build"
+                                        " build/out/pv_spinlock_kunit-module/"
+                                        "pv_spinlock_kunit.ko")
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [kunit_module_section("pv_mutex_kunit")])
+    assert got["pv_spinlock_kunit"] == (False, "no kunit-module-pv_spinlock_kunit section"
+                                        " (console: boot.log)")
+
+
+def test_a_suite_the_boot_did_not_run_built_in_has_nothing_to_compare_with(tmp_path,
+                                                                            monkeypatch):
+    got = _judge_kunit_modules(tmp_path, monkeypatch, [kunit_module_section("pv_mutex_kunit")],
+                               builtin=KUNIT_BUILTIN.replace("# module: pv_mutex_kunit",
+                                                             "# module: other"))
+    assert not got["pv_mutex_kunit"][0]
+    assert "the boot's built-in run has no suite of pv_mutex_kunit" in got["pv_mutex_kunit"][1]
+
+
+def _project_out(c, tmp_path, kos=("pv_mutex_kunit", "pv_spinlock_kunit"), stale=()):
+    """The project kernel's build directory (bzImage, kernel.release, an
+    installed module) and the KUnit modules the x86_64 stage built: KOS,
+    those in STALE older than the kernel."""
+    out = tmp_path / "build" / "out" / "project"
+    (out / "arch/x86/boot").mkdir(parents=True)
+    (out / "arch/x86/boot/bzImage").write_bytes(b"\0")
+    os.utime(out / "arch/x86/boot/bzImage", (1000, 1000))
+    (out / "include/config").mkdir(parents=True)
+    (out / "include/config/kernel.release").write_text("6.12.117+\n")
+    kdir = out / "modroot/lib/modules/6.12.117+/kernel/kernel"
+    kdir.mkdir(parents=True)
+    (kdir / "torture.ko").write_bytes(b"torture")
+    for mod in kos:
+        mdir = tmp_path / "build" / "out" / f"{mod}-module"
+        mdir.mkdir(parents=True)
+        (mdir / f"{mod}.ko").write_bytes(mod.encode())
+        t = 500 if mod in stale else 2000
+        os.utime(mdir / f"{mod}.ko", (t, t))
+    return str(out)
+
+
+def test_the_kunit_modules_go_into_the_guests_modules(tmp_path, monkeypatch):
+    """The guest gets the kernel's own modules and each KUnit module built
+    against this kernel in lib/modules/<release>/kunit; one not built, or
+    older than the kernel, is not loaded and says why."""
+    c = _kunit_module_tree(tmp_path, monkeypatch)
+    out = _project_out(c, tmp_path, kos=("pv_mutex_kunit",))
+    root, kos = c.kunit_modroot(out)
+    assert kos == {"pv_mutex_kunit": None, "pv_spinlock_kunit": "not loaded: the x86_64 stage"
+                   " did not build build/out/pv_spinlock_kunit-module/pv_spinlock_kunit.ko"}
+    mods = os.path.join(root, "lib/modules/6.12.117+")
+    assert sorted(os.path.relpath(os.path.join(d, f), mods) for d, _, fs in os.walk(mods)
+                  for f in fs) == ["kernel/kernel/torture.ko", "kunit/pv_mutex_kunit.ko"]
+    c = _kunit_module_tree(tmp_path / "2", monkeypatch)
+    out = _project_out(c, tmp_path / "2", stale=("pv_spinlock_kunit",))
+    root, kos = c.kunit_modroot(out)
+    assert kos["pv_mutex_kunit"] is None
+    assert kos["pv_spinlock_kunit"] == (
+        "not loaded: build/out/pv_spinlock_kunit-module/pv_spinlock_kunit.ko is older than the"
+        " project kernel (the x86_64 stage did not build it against this kernel)")
+    assert os.listdir(os.path.join(root, "lib/modules/6.12.117+/kunit")) == ["pv_mutex_kunit.ko"]
+
+
+def test_the_boot_loads_each_kunit_module_it_has(tmp_path, monkeypatch, capsys):
+    """st_boot: the guest command loads the modules the x86_64 stage built,
+    from the modules given to the guest; the one it did not build fails
+    its case with that reason."""
+    c = _kunit_module_tree(tmp_path, monkeypatch)
+    _project_out(c, tmp_path, kos=("pv_mutex_kunit",))
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                ".."))
+    c = check.Check(argparse.Namespace(only=None))
+    seen = {}
+
+    def fake_boot(kernel, cmd, log_path, **kw):
+        from pvrt import boot
+        seen["cmd"], seen["modroot"] = cmd, kw["modroot"]
+        seen["kos"] = os.listdir(os.path.join(kw["modroot"], "lib/modules/6.12.117+/kunit"))
+        text = (KUNIT_BUILTIN + kunit_module_section("pv_mutex_kunit")
+                + "PVRT-EXIT rc=0\n")
+        return boot.BootResult(log_path, text, False, 1)
+
+    monkeypatch.setattr(check.boot, "boot", fake_boot)
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.build, "configure", lambda *a, **k: [])
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: [])
+    c.st_boot()
+    assert "; kunit-module pv_mutex_kunit || rc=1; exit $rc" in seen["cmd"]
+    assert seen["kos"] == ["pv_mutex_kunit.ko"]
+    out = capsys.readouterr().out
+    assert "ok  pv_mutex_kunit as a module: insmod runs its suites as built in" in out
+    assert ("FAIL  pv_spinlock_kunit as a module: insmod runs its suites as built in" in out
+            and "not loaded: the x86_64 stage did not build" in out)
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda t: t, None),
+    # lib/kunit/test.c does not run a case already KUNIT_SKIPPED: a case
+    # array shared by two suites shows its skip's reason only in the first
+    (lambda t: t.replace("# SKIP needs PV_SPINLOCK or DEBUG_ATOMIC_SLEEP", "# SKIP "),
+     "pv_spinlock_api: pvs_trylock_softirq skipped without a reason"),
+    (lambda t: t.replace("rt_mutex # SKIP rt_mutex does not return -EDEADLK", "rt_mutex # SKIP"),
+     "pv_mutex: pvk_chain/rt_mutex skipped without a reason"),
+])
+def test_a_built_in_skip_must_say_why(edit, why, tmp_path, monkeypatch, capsys):
+    """st_boot: each case or parameter the built-in run skipped says why."""
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+
+    def fake_boot(kernel, cmd, log_path, **kw):
+        from pvrt import boot
+        return boot.BootResult(log_path, edit(KUNIT_BUILTIN) + "PVRT-EXIT rc=0\n", False, 1)
+
+    monkeypatch.setattr(check.boot, "boot", fake_boot)
+    monkeypatch.setattr(c, "kunit_modroot", lambda out: (str(tmp_path), {}))
+    monkeypatch.setattr(c, "kunit_counted", lambda *a: None)
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: ["x"])
+    c.st_boot()
+    got = {name: (ok, detail) for _, name, ok, detail in c.res.junit}
+    name = "KUnit suites built into the validation kernel: every skip says why"
+    assert got[name] == ((True, "") if why is None else (False, why))
+
+
+def _fake_kunit_py(tree):
+    """A kunit.py parse in TREE that, as the real one, reads the first
+    top-level KTAP run it is given only, and counts the result lines of
+    its cases (one level in)."""
+    path = os.path.join(tree, "tools", "testing", "kunit", "kunit.py")
+    os.makedirs(os.path.dirname(path))
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("import re, sys\n"
+                "runs = re.split(r'^K?TAP version \\d+$', open(sys.argv[2]).read(), flags=re.M)\n"
+                "text = runs[1] if len(runs) > 1 else ''\n"
+                "ok = len(re.findall(r'^    ok ', text, re.M))\n"
+                "bad = len(re.findall(r'^    not ok ', text, re.M))\n"
+                "print(f'Ran {ok + bad} tests: passed: {ok}, failed: {bad}' if ok + bad else"
+                " 'no tests')\n")
+
+
+@pytest.mark.parametrize("builtin, counted", [
+    # what a parse of the first run gives with or without the modules'
+    # runs after it
+    (KUNIT_BUILTIN, "ok  KUnit suites built in: 5 passed, 0 failed"),
+    # the suites did not run at boot: the modules' runs are not theirs
+    ("PVRT-BOOTED 6.12.117+ cpus=2\n", "FAIL  KUnit suites built in\n        no KUnit results"),
+])
+def test_the_modules_runs_never_stand_in_for_the_built_in_run(builtin, counted, tmp_path,
+                                                               monkeypatch, capsys):
+    """kunit_counted() of the boot: the modules' runs after the built-in
+    one (a failing case among them) never stand in for a built-in run that
+    is not there; they are judged module by module (boot_kunit_modules)."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    _fake_kunit_py(c.tree)
+    log = tmp_path / "boot.log"
+    log.write_text(builtin + kunit_module_section(
+        "pv_mutex_kunit", edit=_break("ok 2 pvk_misuse", "not ok 2 pvk_misuse"))
+        + kunit_module_section("pv_spinlock_kunit", rc=None))
+    c.kunit_counted("boot", "KUnit suites built in", str(log))
+    assert counted in capsys.readouterr().out
+
+
+def test_guest_kunit_module_loads_runs_and_unloads_each_module(tmp_path):
+    """guest/kunit-module: per module a section in the kernel log with
+    insmod's and rmmod's status, WARN_ONCE()s cleared before each load; a
+    missing .ko, a failed insmod or rmmod, and a kernel thread that outlives
+    the module each end its section with rc != 0 and fail the script."""
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    bin_, proc, dbg = tmp_path / "bin", tmp_path / "proc", tmp_path / "debug"
+    for d in (bin_, proc, dbg):
+        d.mkdir()
+    (dbg / "clear_warn_once").write_text("")
+    calls = tmp_path / "calls"
+
+    def kthread(pid, comm):
+        (proc / str(pid)).mkdir()
+        (proc / str(pid) / "stat").write_text(f"{pid} ({comm}) S 2 0 0\n")
+        (proc / str(pid) / "comm").write_text(comm + "\n")
+        (proc / str(pid) / "status").write_text(f"Name:\t{comm}\nState:\tD (disk sleep)\n")
+    kthread(2, "kthreadd")
+    kthread(10, "ksoftirqd/0")
+    for tool, body in {
+            "insmod": 'echo "insmod $*" >> "$CALLS"; cat "$DEBUGFS/clear_warn_once" >> "$CALLS"\n'
+                      ': > "$DEBUGFS/clear_warn_once"\n'
+                      'case "$1" in *bad_kunit.ko) echo "insmod: can\'t insert" >&2; exit 1;;'
+                      ' *leaky_kunit.ko) mkdir "$PROC/77"; printf "77 (pvk-P1) S 2 0\\n"'
+                      ' > "$PROC/77/stat"; echo pvk-P1 > "$PROC/77/comm";'
+                      ' printf "State:\\tD (disk sleep)\\n" > "$PROC/77/status";;'
+                      ' *) mkdir -p "$PROC/99"; echo "99 (kworker/0:2) I 2 0" > "$PROC/99/stat";'
+                      ' echo kworker/0:2 > "$PROC/99/comm";; esac',
+            "rmmod": 'echo "rmmod $*" >> "$CALLS"; [ "$1" != stuck_kunit ] ||'
+                     ' { echo "rmmod: can\'t unload" >&2; exit 1; }',
+            "find": '[ "$5" = missing_kunit.ko ] || echo "/lib/modules/6.12/kunit/$5"'}.items():
+        (bin_ / tool).write_text("#!/bin/sh\n" + body + "\n")
+        (bin_ / tool).chmod(0o755)
+    kmsg = tmp_path / "kmsg"
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "CALLS": str(calls), "PVRT_KMSG": str(kmsg),
+           "PVRT_PROC": str(proc), "PROC": str(proc), "PVRT_DEBUGFS": str(dbg),
+           "DEBUGFS": str(dbg)}
+    script = os.path.join(top, "guest", "kunit-module")
+    r = subprocess.run(["sh", script, "good_kunit"], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert kmsg.read_text().splitlines() == [
+        "PVRT-BEGIN kunit-module-good_kunit", "kunit-module: insmod good_kunit rc=0",
+        "kunit-module: rmmod good_kunit rc=0", "PVRT-END kunit-module-good_kunit rc=0"]
+    assert calls.read_text().splitlines() == [
+        "insmod /lib/modules/6.12/kunit/good_kunit.ko", "1", "rmmod good_kunit"]
+    kmsg.write_text("")
+    r = subprocess.run(["sh", script, "missing_kunit", "bad_kunit", "stuck_kunit",
+                        "leaky_kunit", "good_kunit"], env=env, capture_output=True, text=True)
+    assert r.returncode == 1
+    assert kmsg.read_text().splitlines() == [
+        "PVRT-BEGIN kunit-module-missing_kunit",
+        "kunit-module: no missing_kunit.ko in /lib/modules/*/kunit",
+        "PVRT-END kunit-module-missing_kunit rc=2",
+        "PVRT-BEGIN kunit-module-bad_kunit", "kunit-module: insmod bad_kunit rc=1 insmod:"
+        " can't insert", "PVRT-END kunit-module-bad_kunit rc=1",
+        "PVRT-BEGIN kunit-module-stuck_kunit", "kunit-module: insmod stuck_kunit rc=0",
+        "kunit-module: rmmod stuck_kunit rc=1 rmmod: can't unload",
+        "PVRT-END kunit-module-stuck_kunit rc=1",
+        "PVRT-BEGIN kunit-module-leaky_kunit", "kunit-module: insmod leaky_kunit rc=0",
+        "kunit-module: rmmod leaky_kunit rc=0",
+        "kunit-module: left running after rmmod: 77 pvk-P1 D",
+        "PVRT-END kunit-module-leaky_kunit rc=1",
+        "PVRT-BEGIN kunit-module-good_kunit", "kunit-module: insmod good_kunit rc=0",
+        "kunit-module: rmmod good_kunit rc=0", "PVRT-END kunit-module-good_kunit rc=0"]
+
+
+def test_guest_kunit_module_scans_proc_with_one_process_per_scan(tmp_path):
+    """guest/kunit-module's scans of /proc for kernel threads start a few
+    processes each, not two per /proc entry (a guest has hundreds: the scans
+    took seconds each); a comm with a space or a parenthesis is kept whole,
+    user tasks and workqueue workers are left out."""
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    bin_, proc, dbg = tmp_path / "bin", tmp_path / "proc", tmp_path / "debug"
+    for d in (bin_, proc, dbg):
+        d.mkdir()
+    (dbg / "clear_warn_once").write_text("")
+    calls = tmp_path / "calls"
+
+    def task(pid, comm, ppid=2):
+        (proc / str(pid)).mkdir()
+        (proc / str(pid) / "stat").write_text(f"{pid} ({comm}) S {ppid} 0 0\n")
+        (proc / str(pid) / "comm").write_text(comm + "\n")
+        (proc / str(pid) / "status").write_text(f"Name:\t{comm}\nState:\tS (sleeping)\n")
+    for pid in range(10, 110):
+        task(pid, f"ksoftirqd/{pid}")
+    task(200, "kworker/1:1")
+    task(201, "sh", ppid=1)
+    for tool in ("sed", "cat", "awk", "grep", "tr"):
+        (bin_ / tool).write_text(f'#!/bin/sh\necho {tool} >> "$CALLS"\nexec /bin/{tool} "$@"\n')
+        (bin_ / tool).chmod(0o755)
+    (bin_ / "insmod").write_text('#!/bin/sh\ncase "$1" in *leaky_kunit.ko) mkdir "$PROC/77";'
+                                 ' printf "77 (pvk (P) 1) S 2 0\\n" > "$PROC/77/stat";'
+                                 ' echo "pvk (P) 1" > "$PROC/77/comm";'
+                                 ' printf "State:\\tD (disk sleep)\\n" > "$PROC/77/status";;'
+                                 ' esac\n')
+    (bin_ / "rmmod").write_text("#!/bin/sh\n")
+    (bin_ / "find").write_text('#!/bin/sh\necho "/lib/modules/6.12/kunit/$5"\n')
+    for tool in ("insmod", "rmmod", "find"):
+        (bin_ / tool).chmod(0o755)
+    kmsg = tmp_path / "kmsg"
+    env = {"PATH": f"{bin_}:/usr/bin:/bin", "CALLS": str(calls), "PVRT_KMSG": str(kmsg),
+           "PVRT_PROC": str(proc), "PROC": str(proc), "PVRT_DEBUGFS": str(dbg)}
+    r = subprocess.run(["sh", os.path.join(top, "guest", "kunit-module"), "leaky_kunit"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert "kunit-module: left running after rmmod: 77 pvk (P) 1 D" in kmsg.read_text()
+    assert len(calls.read_text().splitlines()) <= 12, calls.read_text()

@@ -52,3 +52,23 @@ def test_the_digest_follows_the_compiler_and_its_static_libc(tmp_path, monkeypat
     assert second != first
     libc.write_text("glibc 2.37\n")
     assert initramfs.inputs_digest(TOP) not in (first, second)
+
+
+def test_the_guest_scripts_are_packed_executable(tmp_path, monkeypatch):
+    """Each guest script, guest/kunit-module among them, is /pvrt/<name> in
+    the initramfs, executable, as the boot commands call it."""
+    bb = tmp_path / "busybox"
+    bb.write_bytes(b"\0")
+    monkeypatch.setattr(initramfs, "BUSYBOX", str(bb))
+    monkeypatch.setattr(initramfs, "PROGRAMS", {})
+    monkeypatch.setattr(initramfs, "rtla_path", lambda: None)
+    monkeypatch.setattr(initramfs, "compile_guest", lambda src, dest: open(dest, "w").close())
+    out = initramfs.build(TOP, str(tmp_path / "i.cpio.gz"))
+    res = subprocess.run(f"gzip -dc {out} | cpio -itv --quiet", shell=True, check=True,
+                         capture_output=True, text=True)
+    modes = {ln.split()[-1]: ln.split()[0] for ln in res.stdout.splitlines()}
+    scripts = [n for n in os.listdir(os.path.join(TOP, "guest"))
+               if n != "init" and not n.endswith(".c")]
+    assert "kunit-module" in scripts
+    for name in scripts:
+        assert modes[f"pvrt/{name}"].startswith("-rwx"), name

@@ -45,9 +45,11 @@ BOARD_COLD = 940
 # time (check-timings.json in the cache directory, next to ccache's: both
 # go together).  Not measured cold yet: boot's share for variants/project-dynamic
 # (its 40 s plus a project-sized build, 3.6 min cold, and a 40 s boot, +20 %),
-# kunit-debug's for the noconv-debug kernel.
+# kunit-debug's for the noconv-debug kernel.  boot's KUnit module loads
+# (guest/kunit-module, both modules): 2.2 s of guest time measured
+# (scripts/check --only boot, 2026-11-24), 3 s with the module copies, +20 %.
 COLD_SECONDS = {"tools": 20, "series": 180, "checkpatch": 30, "bisect": 820, "x86_64": 80,
-                "boot": 360, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
+                "boot": 364, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
                 "lockdep": 50, "kunit-debug": 100, "kunit-rt": 60, "board": BOARD_COLD}
 # A kernel a stage boots but an earlier stage, not run, should have built:
 # the project kernel (3.6 min cold), the debug kernel (4.2 min cold) and the
@@ -567,15 +569,19 @@ class Check:
             self.res.case("boot", "not run: the project kernel did not build", False)
             return
         out = os.path.join(self.bdir, "out", "project")
-        # futex-pi-timeout runs whatever failed before it (its own case
-        # would say "no futex-pi section"); the command fails if any step did.
+        modroot, kos = self.kunit_modroot(out)
+        # futex-pi-timeout and kunit-module run whatever failed before them
+        # (their cases would say "no ... section"); the command fails if any
+        # step did.
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
                " && cyclictest-load 10 hackbench && bench-loader-check; rc=$?;"
-               " futex-pi-timeout && exit $rc")
+               " futex-pi-timeout || rc=1; kunit-module"
+               + "".join(f" {m}" for m, missing in kos.items() if not missing)
+               + " || rc=1; exit $rc")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
-                        modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
+                        modroot=modroot, smp=2, timeout=900,
                         append=" ".join(build.Variant("project", self.top).cmdline
                                         + [KUNIT_SECOND_RULE, torture.DEVKMSG]))
         self.res.case("boot", "validation kernel boots to userspace (QEMU -smp 2)", res.booted,
@@ -610,6 +616,7 @@ class Check:
                       " alone", bool(bl) and bl[0] == 0,
                       (bl[1][-600:] if bl else "no bench-loader section"))
         self.boot_futex_pi(secs)
+        self.boot_kunit_modules(res, kos)
         self.console_cases("boot", "validation boot", res.text, res.log_path)
         self.res.case("boot", "guest command finished and powered off",
                       res.rc == 0 and not res.timed_out,
@@ -618,6 +625,77 @@ class Check:
         if build.series_kunitconfigs(self.top, self.tree):
             self.kunit_counted("boot", "KUnit suites built into the validation kernel",
                                res.log_path)
+            # A case array two suites share (lib/kunit/test.c does not run
+            # a case already KUNIT_SKIPPED) shows a skip without its reason.
+            bad = kunit.skips_without_reason(kunit.suites(res.text))
+            self.res.case("boot", "KUnit suites built into the validation kernel: every skip"
+                          " says why", not bad, "; ".join(bad))
+
+    def kunit_modroot(self, out):
+        """The project kernel's modules plus the KUnit modules the x86_64
+        stage built against it (kunit_module_modpost), in lib/modules/<release>/kunit
+        of a copy: (that directory, {module: None, or why it is not there})
+        for each of KUNIT_MODULES whose source the tree has."""
+        root = os.path.join(self.bdir, "out", "project-kunit-modroot")
+        shutil.rmtree(root, ignore_errors=True)
+        if os.path.isdir(os.path.join(out, "modroot", "lib")):
+            shutil.copytree(os.path.join(out, "modroot", "lib"), os.path.join(root, "lib"),
+                            symlinks=True)
+        try:
+            with open(os.path.join(out, "include", "config", "kernel.release"),
+                      encoding="utf-8") as f:
+                release = f.read().strip()
+        except OSError:
+            release = "unknown"
+        kdir = os.path.join(root, "lib", "modules", release, "kunit")
+        os.makedirs(kdir)
+        image = build.kernel_image(out)
+        built = os.path.getmtime(image) if os.path.exists(image) else 0
+        kos = {}
+        for mod in self.KUNIT_MODULES:
+            if not os.path.exists(os.path.join(self.tree, "kernel", "locking", "tests",
+                                               f"{mod}.c")):
+                continue
+            ko = os.path.join(self.bdir, "out", f"{mod}-module", f"{mod}.ko")
+            rel = os.path.relpath(ko, self.top)
+            if not os.path.exists(ko):
+                kos[mod] = f"not loaded: the x86_64 stage did not build {rel}"
+            elif os.path.getmtime(ko) < built:
+                kos[mod] = (f"not loaded: {rel} is older than the project kernel (the x86_64"
+                            " stage did not build it against this kernel)")
+            else:
+                shutil.copy(ko, kdir)
+                kos[mod] = None
+        return root, kos
+
+    def boot_kunit_modules(self, res, kos):
+        """guest/kunit-module's section of each KUnit module: insmod exited
+        0, the suites it ran are those the boot ran built in from it, case
+        by case and parameter by parameter the same names, results and
+        skip reasons (kunit.module_run_problems), rmmod exited 0, no kernel
+        thread of its run left, no splat and every expected warning in the
+        section.  A module the x86_64 stage did not build fails."""
+        secs = res.sections()
+        builtin = kunit.suites(res.text)
+        for mod, missing in kos.items():
+            name = (f"{mod} as a module: insmod runs its suites as built in (case by case:"
+                    " same names, results, skip reasons), rmmod, clean console")
+            if missing:
+                self.res.case("boot", name, False, missing)
+                continue
+            sec = secs.get(console.KUNIT_MODULE_SECTION + mod)
+            if not sec:
+                self.res.case("boot", name, False, f"no {console.KUNIT_MODULE_SECTION}{mod}"
+                              f" section (console: {res.log_path})")
+                continue
+            bad, loaded = kunit.module_section(sec, builtin, mod)
+            cases = [c for suite in loaded.values() for c in suite["cases"]]
+            print(f"        {mod}: {len(loaded)} suites, {len(cases)} cases:"
+                  f" {sum(1 for c in cases if c[1] and c[2] != 'SKIP')} ok,"
+                  f" {sum(1 for c in cases if c[2] == 'SKIP')} skipped,"
+                  f" {sum(1 for c in cases if not c[1])} not ok", flush=True)
+            self.res.case("boot", name, not bad, "\n".join(bad[:20])
+                          + f"\n(console: {res.log_path})")
 
     def boot_futex_pi(self, secs):
         """guest/futex-pi-timeout.c: a FUTEX_LOCK_PI2 waiter's 100 ms timeout
@@ -904,10 +982,10 @@ class Check:
     # only what is stale).
     NEEDS = {"checkpatch": ["workspace"], "bisect": ["workspace"],
              "kunit-uml": ["workspace"], "x86_64": ["workspace"],
-             "allnoconfig": ["workspace"], "boot": ["workspace", "project"],
+             "allnoconfig": ["workspace"], "boot": ["workspace", "project", "kunit-modules"],
              "torture": ["workspace"], "kunit-debug": ["workspace"], "lockdep": ["workspace"],
              "kunit-rt": ["workspace"], "board": ["workspace"]}
-    MAKERS = {"workspace": ("series",), "project": ("x86_64",)}
+    MAKERS = {"workspace": ("series",), "project": ("x86_64",), "kunit-modules": ("x86_64",)}
 
     def prepare(self, need):
         """Make NEED, which no selected stage makes."""
@@ -920,6 +998,11 @@ class Check:
             build.build(self.top, self.tree, "project", log=lambda m: print("  " + m, flush=True))
             self.project_built = True
             self.built.add("project")
+        elif need == "kunit-modules":
+            # The boot loads them: built against the kernel just made (one
+            # built before a kernel change is stale), as the boot's cases.
+            self.kunit_module_modpost(os.path.join(self.bdir, "out", "project")
+                                      if self.project_built else None, stage="boot")
 
     # --- the time budget ---------------------------------------------------------
 

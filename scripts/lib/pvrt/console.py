@@ -123,6 +123,13 @@ def lines(text):
 _KTAP = re.compile(r"^(K?TAP version \d+|1\.\.\d+|(not )?ok \d+.*|#.*)$")
 
 
+# guest/kunit-module's sections: a KUnit test module loaded after boot runs
+# its suites again, in a KTAP run of its own.
+KUNIT_MODULE_SECTION = "kunit-module-"
+_SECTION_BEGIN = re.compile(r"^PVRT-BEGIN (\S+)$")
+_SECTION_END = re.compile(r"^PVRT-END (\S+) rc=(-?\d+)$")
+
+
 def ktap_only(text):
     """The KUnit (KTAP) part of a console log, for kunit.py parse.
 
@@ -130,10 +137,22 @@ def ktap_only(text):
     Any other unindented line is a kernel message printed in between (a
     driver binding asynchronously, the clocksource switching) and is dropped:
     kunit.py misparses a test when one lands between its "KTAP version" and
-    "# Subtest" lines.  Timestamps are stripped.
+    "# Subtest" lines.  Timestamps are stripped.  The runs of test modules
+    loaded later (KUNIT_MODULE_SECTION, to the end of the log if one never
+    ended) are dropped too: they are judged module by module, and a boot
+    whose built-in suites did not run must not count a module's run as theirs.
     """
-    out = []
+    out, module = [], None
     for line in lines(text):
+        m = _SECTION_BEGIN.match(line)
+        if m and m.group(1).startswith(KUNIT_MODULE_SECTION):
+            module = m.group(1)
+            continue
+        if module is not None:
+            m = _SECTION_END.match(line)
+            if m and m.group(1) == module:
+                module = None
+            continue
         if line[:1] in (" ", "\t") or _KTAP.match(line):
             out.append(line)
     return "\n".join(out) + "\n"

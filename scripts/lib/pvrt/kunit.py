@@ -138,3 +138,183 @@ def lockdep_parts_unchecked(text, names=LOCKDEP_PARTS):
     bad += [f"{name}: # SKIP {why}" for name, (_ok, d, why) in sorted(got.items())
             if d == "SKIP" and LOCKDEP_OFF in why and name not in names]
     return bad
+
+
+# A suite's lines in KTAP as the kernel prints it (lib/kunit/test.c): its
+# header, plan and case results one level in, a parameterized case's
+# header and its parameters' results two levels in (before the case's own
+# result), the suite's result at the top.  A parameter's description may
+# hold spaces.
+_SUITE = re.compile(r"^    # Subtest: (\S+)$")
+_SUITE_MODULE = re.compile(r"^    # module: (\S+)$")
+_SUITE_PLAN = re.compile(r"^    1\.\.(\d+)$")
+_CASE = re.compile(r"^    (not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+_PARAM_CASE = re.compile(r"^        # Subtest: (\S+)$")
+_PARAM = re.compile(r"^        (not ok|ok) \d+ (.+?)(?:\s+#\s*(\S+)\s*(.*))?$")
+_SUITE_END = re.compile(r"^(not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+
+# Skips a module's run may have where the same case built in ran: none.
+# A test module and the kernel it is loaded into are built from one tree
+# and configuration, so a case skips for the same reason either way (an
+# unexported symbol would fail modpost in the x86_64 stage).  An entry is
+# (suite, case, reason the module's run gives): why.
+MODULE_ONLY_SKIPS = {}
+
+
+def _result(m):
+    return (m.group(2).strip(), m.group(1) == "ok", (m.group(3) or "").upper(),
+            (m.group(4) or "").strip())
+
+
+def suites(text):
+    """The suites of one KUnit run on a console: {suite: {"module": name or
+    None, "plan": cases announced or None, "cases": [(case, ok, directive,
+    reason)], "results": the same for the cases and, before each
+    parameterized case, its parameters as "case/parameter", in the order
+    printed, "result": (ok, directive) or None}}, in the order they ran.
+    Kernel messages printed in between are dropped (console.ktap_only)."""
+    out, cur, param = {}, None, None
+    for line in console.ktap_only(text).splitlines():
+        m = _SUITE.match(line)
+        if m:
+            cur = out[m.group(1)] = {"module": None, "plan": None, "cases": [],
+                                     "results": [], "result": None}
+            param = None
+            continue
+        if cur is None:
+            continue
+        m = _SUITE_MODULE.match(line)
+        if m:
+            cur["module"] = m.group(1)
+            continue
+        m = _SUITE_PLAN.match(line)
+        if m:
+            cur["plan"] = int(m.group(1))
+            continue
+        m = _PARAM_CASE.match(line)
+        if m:
+            param = m.group(1)
+            continue
+        m = _PARAM.match(line)
+        if m:
+            name, ok, directive, reason = _result(m)
+            cur["results"].append((f"{param or '?'}/{name}", ok, directive, reason))
+            continue
+        m = _CASE.match(line)
+        if m:
+            cur["cases"].append(_result(m))
+            cur["results"].append(_result(m))
+            param = None
+            continue
+        m = _SUITE_END.match(line)
+        if m and m.group(2) in out and out[m.group(2)] is cur:
+            cur["result"] = (m.group(1) == "ok", (m.group(3) or "").upper())
+            cur = None
+    return out
+
+
+def _said(ok, directive, reason):
+    return ("ok" if ok else "not ok") + (f" # {directive} {reason}".rstrip() if directive
+                                         else "")
+
+
+def skips_without_reason(runs):
+    """Each case or parameter of RUNS (suites()) skipped without a reason:
+    ["suite: case skipped without a reason"]."""
+    return [f"{name}: {case} skipped without a reason" for name, s in runs.items()
+            for case, _ok, directive, reason in s.get("results", s["cases"])
+            if directive == "SKIP" and not reason]
+
+
+def module_run_problems(builtin, loaded, module):
+    """What is wrong with MODULE's run when it was loaded (LOADED: suites()
+    of its section), against the same suites built in (BUILTIN: suites() of
+    the boot's run): its suites must be those the boot ran from MODULE, and
+    each must report, case by case and parameter by parameter, the same
+    names in the same order with the same result and directive as built
+    in; a skip says why, and the same why as built in (or one of
+    MODULE_ONLY_SKIPS); no case is not ok.  [] when nothing is wrong."""
+    want = {s: v for s, v in builtin.items() if v["module"] == module}
+    if not want:
+        return [f"the boot's built-in run has no suite of {module} to compare with"]
+    if not loaded:
+        return ["no KUnit results in the module's run"]
+    bad = []
+    if sorted(loaded) != sorted(want):
+        bad.append(f"suites {', '.join(sorted(loaded))}; built in: {', '.join(sorted(want))}")
+    for name, s in loaded.items():
+        n = len(s["cases"])
+        if s["module"] != module:
+            bad.append(f"{name}: from module {s['module']}")
+        if name in want and n != len(want[name]["cases"]):
+            bad.append(f"{name}: {n} cases, {len(want[name]['cases'])} built in")
+        if s["plan"] != n or s["result"] is None:
+            bad.append(f"{name}: {n} of {s['plan']} announced cases reported"
+                       + ("" if s["result"] else ", no result line for the suite"))
+        elif not s["result"][0]:
+            bad.append(f"{name}: the suite reported not ok")
+        for case, ok, _directive, _reason in s["results"]:
+            if not ok:
+                bad.append(f"{name}: not ok {case}")
+        bad += skips_without_reason({name: s})
+        if name not in want:
+            continue
+        got, exp = s["results"], want[name]["results"]
+        gn, en = [r[0] for r in got], [r[0] for r in exp]
+        if gn != en:
+            i = next((i for i, (a, b) in enumerate(zip(gn, en)) if a != b), min(len(gn), len(en)))
+            bad.append(f"{name}: result {i + 1} is "
+                       + (gn[i] if i < len(gn) else "missing")
+                       + ", built in " + (en[i] if i < len(en) else "none"))
+            continue
+        for (case, ok, directive, reason), (_c, bok, bdirective, breason) in zip(got, exp):
+            if (ok, directive, reason) == (bok, bdirective, breason) or not ok:
+                continue
+            if (directive == "SKIP" and reason and bok and not bdirective
+                    and (name, case, reason) in MODULE_ONLY_SKIPS):
+                continue
+            bad.append(f"{name}: {case}: {_said(ok, directive, reason)};"
+                       f" built in: {_said(bok, bdirective, breason)}")
+    return bad
+
+
+# printk's note on the console for lines it could not print
+# (kernel/printk/printk.c console_prepend_dropped()).
+_DROPPED = re.compile(r"\*\* \d+ printk messages dropped \*\*")
+
+
+def module_section(sec, builtin, module):
+    """Judge guest/kunit-module's section SEC, (rc, lines), of MODULE
+    against BUILTIN, suites() of the boot's built-in run: insmod and rmmod
+    exited 0, no kernel thread of the run left, the section ended with rc 0,
+    module_run_problems() of its KTAP, no splat and every expected warning
+    within it.  Returns ([problem], suites() of the section)."""
+    rc, body = sec
+    # The guest found no .ko: its own line says which (nothing ran).
+    bad = [ln for ln in body if ln.startswith("kunit-module: no ")]
+    if bad:
+        return bad, {}
+    for step in ("insmod", "rmmod"):
+        m = next((re.match(rf"^kunit-module: {step} \S+ rc=(\d+)\s*(.*)$", ln)
+                  for ln in body if ln.startswith(f"kunit-module: {step} ")), None)
+        if m is None:
+            bad.append(f"no {step} status")
+        elif m.group(1) != "0":
+            bad.append(f"{step} exited with {m.group(1)}: {m.group(2)}".rstrip(": "))
+        if m is None or m.group(1) != "0":
+            break       # no rmmod after an insmod that did not load
+    # What the console dropped in the module's window (a splat, a case's
+    # result) cannot be judged.
+    bad += [f"the console dropped lines: {ln.strip()}" for ln in body
+            if _DROPPED.search(ln)]
+    bad += [ln for ln in body if ln.startswith("kunit-module: left running")]
+    if rc is None:
+        bad.append("the section never ended")
+    elif rc and not bad:
+        bad.append(f"the section ended with rc={rc}")
+    text = "\n".join(body) + "\n"
+    loaded = suites(text)
+    bad += module_run_problems(builtin, loaded, module)
+    bad += [f"splat: {ln}" for _n, ln in console.splats(text)]
+    bad += [f"expected warning missing: {what}" for _n, what in console.missing_expected(text)]
+    return bad, loaded

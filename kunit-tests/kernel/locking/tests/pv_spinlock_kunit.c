@@ -378,13 +378,22 @@ static int pvs_init(struct kunit *test)
 
 static void pvs_exit(struct kunit *test) { }
 
+/*
+ * An array each: kunit keeps a case's status in its struct kunit_case and
+ * does not run a case already KUNIT_SKIPPED again (kunit_run_tests()), so a
+ * shared array's second suite would report the skip without its reason.
+ */
 static struct kunit_case pv_spinlock_cases[] = {
 	KUNIT_CASE(pvs_needs_lockdep),
 	{}
 };
 
+static struct kunit_case pv_spinlock_might_sleep_cases[] = {
+	KUNIT_CASE(pvs_needs_lockdep),
+	{}
+};
+
 #define pvs_lockdep_init		pvs_init
-#define pv_spinlock_might_sleep_cases	pv_spinlock_cases
 
 #endif /* CONFIG_DEBUG_LOCK_ALLOC */
 

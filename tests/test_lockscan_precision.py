@@ -1380,3 +1380,43 @@ def test_a_loop_body_sees_what_the_previous_iteration_left_held(tmp_path):
     \treturn 0;
     }
     """}) == {"use": "atomic"}
+
+
+# advisor-fix5: the pass never answers "process" wrongly (review of fix4)
+
+def fix5_sites(tmp_path, files, klass="inner_lock"):
+    """[(function, line, context)] of every site: a duplicated or lost site
+    fails too."""
+    res = lockscan.analyse_class(tree_of(tmp_path, files), klass)
+    return [(r["function"], r["line"], r["context"]) for r in res["sites"]]
+
+
+FIX5_FOO = """\
+    struct foo {
+    \tspinlock_t mylock;
+    };
+    SYSCALL_DEFINE1(plain, struct foo *, a)
+    {
+    \tspin_lock(&a->mylock);
+    \tspin_unlock(&a->mylock);
+    \treturn 0;
+    }
+    DEFINE_SPINLOCK(g_lock);
+    """
+
+
+def test_a_pointer_set_by_a_conditional_expression_is_an_alias(tmp_path):
+    """`l = c ? &a->mylock : &b->mylock`: spin_lock(l) is a site."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX5_FOO + """\
+    SYSCALL_DEFINE3(r7, struct foo *, a, struct foo *, b, int, c)
+    {
+    \tspinlock_t *l = c ? &a->mylock : &b->mylock;
+
+    \tspin_lock(&g_lock);
+    \tspin_lock(l);
+    \tspin_unlock(l);
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """}, "&a->mylock") == [("SYSCALL_DEFINE1", 6, "process"),
+                            ("SYSCALL_DEFINE3", 16, "atomic")]

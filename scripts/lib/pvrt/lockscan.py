@@ -1475,6 +1475,10 @@ class Scan:
                 ops.append(j)
             elif depth == 0 and t == "?" and q is None:
                 q = j
+        if q is not None or ops:
+            # `l = c ? &a->lock : &b->lock;`: the alias is the whole
+            # right-hand side, which the split below cuts
+            self._alias_whole(toks, i, end, min(([q] if q is not None else []) + ops[:1]))
         if q is not None:
             depth, c = 0, None
             for j in range(q + 1, end):
@@ -1502,6 +1506,27 @@ class Scan:
                 self._assign(st, st.copy().merge(ran))
             return
         self._expr1(toks, i, end, st)
+
+    def _alias_whole(self, toks, i, end, stop):
+        """An alias `p = RHS` whose `=` is before STOP in TOKS[I:END], RHS
+        read up to a comma outside brackets."""
+        depth = 0
+        for j in range(i, stop):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and t == "=" and j > i and re.match(r"^\w+$", toks[j - 1][0]):
+                k, d = j + 1, 0
+                while k < end and not (d == 0 and toks[k][0] in (",", ";")):
+                    d += toks[k][0] in ("(", "[", "{")
+                    d -= toks[k][0] in (")", "]", "}")
+                    k += 1
+                rhs = text_of(toks[j + 1:k])
+                if rhs and self._binds(rhs):
+                    self.aliases.add(toks[j - 1][0])
+                return
 
     @staticmethod
     def _assign(st, new):

@@ -1420,3 +1420,38 @@ def test_a_pointer_set_by_a_conditional_expression_is_an_alias(tmp_path):
     }
     """}, "&a->mylock") == [("SYSCALL_DEFINE1", 6, "process"),
                             ("SYSCALL_DEFINE3", 16, "atomic")]
+
+
+def test_is_enabled_ifs_are_read_with_the_project_configuration(tmp_path):
+    """6.12's ptrace_stop(): `if (!IS_ENABLED(CONFIG_PREEMPT_RT))` before
+    preempt_disable() and before preempt_enable_no_resched() is one value
+    on every path (PREEMPT_RT is unset in the project configuration); an
+    option the pass has no value for still reads both branches."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    static void stop(void)
+    {
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tpreempt_disable();
+    \tother();
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tpreempt_enable_no_resched();
+    \tschedule();
+    }
+    SYSCALL_DEFINE0(r10)
+    {
+    \tstop();
+    \tuse();
+    \treturn 0;
+    }
+    """}) == [("use", 4, "process")]
+    assert fix5_sites(tmp_path / "b", {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE0(r10)
+    {
+    \tif (IS_ENABLED(CONFIG_FOO) && !IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tpreempt_disable();
+    \tuse();
+    \tif (IS_ENABLED(CONFIG_FOO))
+    \t\tpreempt_enable();
+    \treturn 0;
+    }
+    """}) == [("use", 4, "atomic")]

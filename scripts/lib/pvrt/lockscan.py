@@ -930,6 +930,113 @@ def _again(entry, end, out):
     return out.copy().merge(grown)
 
 
+# The configuration an `if (IS_ENABLED(CONFIG_X))` (IS_BUILTIN(),
+# IS_REACHABLE(), IS_MODULE()) is decided by: "y", "m" or False (unset).
+# The project's kernel (build/check/out/project/.config) has no PREEMPT_RT.
+PROJECT_CONFIG = {"CONFIG_PREEMPT_RT": False}
+
+
+def _config_value(toks, config):
+    """True / False when the condition TOKS is decided by CONFIG alone (a
+    combination of IS_ENABLED(CONFIG_X)-style tests, 0 and 1 with !, &&, ||
+    and parentheses), else None."""
+    toks = [t for t, _l in toks]
+    if not any(t.startswith("IS_") for t in toks):
+        return None
+    pos = [0]
+
+    def term():
+        if pos[0] >= len(toks):
+            raise ValueError
+        t = toks[pos[0]]
+        if t == "!":
+            pos[0] += 1
+            v = term()
+            return None if v is None else not v
+        if t == "(":
+            pos[0] += 1
+            v = disj()
+            if pos[0] >= len(toks) or toks[pos[0]] != ")":
+                raise ValueError
+            pos[0] += 1
+            return v
+        if t in ("0", "1"):
+            pos[0] += 1
+            return t == "1"
+        if t in ("IS_ENABLED", "IS_BUILTIN", "IS_REACHABLE", "IS_MODULE") and \
+                toks[pos[0] + 1:pos[0] + 4] and len(toks) > pos[0] + 3 and \
+                toks[pos[0] + 1] == "(" and toks[pos[0] + 3] == ")":
+            sym = toks[pos[0] + 2]
+            pos[0] += 4
+            if sym not in config:
+                return None
+            v = config[sym]
+            if t == "IS_ENABLED":
+                return v in ("y", "m")
+            if t == "IS_MODULE":
+                return v == "m"
+            if t == "IS_REACHABLE" and v == "m":
+                return None
+            return v == "y"
+        raise ValueError
+
+    def conj():
+        vals = [term()]
+        while pos[0] < len(toks) and toks[pos[0]] == "&&":
+            pos[0] += 1
+            vals.append(term())
+        return False if False in vals else (True if all(vals) else None)
+
+    def disj():
+        vals = [conj()]
+        while pos[0] < len(toks) and toks[pos[0]] == "||":
+            pos[0] += 1
+            vals.append(conj())
+        return True if True in vals else (False if all(v is False for v in vals) else None)
+
+    try:
+        v = disj()
+    except (ValueError, IndexError):
+        return None
+    return v if pos[0] == len(toks) else None
+
+
+def _skip(toks, i, end):
+    """The index after the statement at toks[i], not read (a branch the
+    configuration removes)."""
+    t = toks[i][0]
+    if t == "{":
+        return _match(toks, i) + 1
+    if t == ";":
+        return i + 1
+    if t == "if" and i + 1 < end and toks[i + 1][0] == "(":
+        j = _skip(toks, _match(toks, i + 1) + 1, end)
+        return _skip(toks, j + 1, end) if j < end and toks[j][0] == "else" else j
+    if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
+        return _skip(toks, _match(toks, i + 1) + 1, end)
+    if t == "do":
+        j = _skip(toks, i + 1, end)
+        if j + 1 < end and toks[j][0] == "while" and toks[j + 1][0] == "(":
+            j = _match(toks, j + 1) + 1
+        while j < end and toks[j][0] == ";":
+            j += 1
+        return j
+    if t in ("case", "default") or (re.match(r"^[A-Za-z_]\w*$", t) and i + 1 < end and
+                                    toks[i + 1][0] == ":" and t not in _KEYWORDS):
+        j = i
+        while j < end and toks[j][0] != ":":
+            j += 1
+        return j + 1
+    j = i
+    while j < end and toks[j][0] != ";":
+        if toks[j][0] == "{" and j > i and toks[j - 1][0] == ")" and t != "return":
+            return _match(toks, j) + 1
+        if toks[j][0] in "({[":
+            j = _match(toks, j)
+        j += 1
+    return j + 1
+
+
 def _forever(toks, header=False):
     """Whether a loop condition TOKS never ends the loop: `1`, `true`, or
     (HEADER: a for header) an empty middle clause."""
@@ -1088,8 +1195,9 @@ class Scan:
     functions with the state there, and the function's net effect."""
 
     def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None,
-                 acq_groups=None):
+                 acq_groups=None, config=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        self.config = PROJECT_CONFIG if config is None else config
         # what a call NAME from this function does: (acquired, released,
         # takes the target, released when it returns non-zero, released
         # when it returns zero), bound to the definitions this function can
@@ -1240,6 +1348,20 @@ class Scan:
             return i + 1, st, False
         if t == "if" and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
+            known = _config_value(toks[i + 2:c], self.config)
+            if known is not None:
+                # `if (!IS_ENABLED(CONFIG_PREEMPT_RT))`: one value on every
+                # path; the other branch is not built
+                self._expr(toks, i + 2, c, st)
+                if known:
+                    j, st, term = self._stmt(toks, c + 1, end, st)
+                    if j < end and toks[j][0] == "else":
+                        j = _skip(toks, j + 1, end)
+                    return j, st, term
+                j = _skip(toks, c + 1, end)
+                if j < end and toks[j][0] == "else":
+                    return self._stmt(toks, j + 1, end, st)
+                return j, st, False
             pre = st.copy()
             self._expr(toks, i + 2, c, st)
             cond = text_of(toks[i + 2:c])
@@ -1782,8 +1904,9 @@ def _is_stub(f):
 
 class Analysis:
     def __init__(self, tree, target, max_depth=MAX_DEPTH, max_funcs=MAX_FUNCS, log=None,
-                 max_seconds=MAX_SECONDS):
+                 max_seconds=MAX_SECONDS, config=None):
         self.tree, self.t, self.log = tree, target, log
+        self.config = PROJECT_CONFIG if config is None else config
         self.deadline = time.monotonic() + max_seconds
         self.max_seconds = max_seconds
         self.max_depth, self.max_funcs = max_depth, max_funcs
@@ -1984,7 +2107,7 @@ class Analysis:
             sc = self._scans[key] = Scan(
                 f, self.t, self.wrappers, None, self.noreturn,
                 lambda n, p=f.path: self.effect_of(n, p),
-                lambda n, k, p=f.path: self.acq_groups(n, p, k)).run()
+                lambda n, k, p=f.path: self.acq_groups(n, p, k), self.config).run()
         return sc
 
     def sites(self):
@@ -2478,7 +2601,8 @@ def _cache_key(kw):
     with open(__file__, "rb") as f:
         h = hashlib.sha256(f.read())
     h.update(repr((VERSION, kw.get("max_depth", MAX_DEPTH), kw.get("max_funcs", MAX_FUNCS),
-                   kw.get("max_seconds", MAX_SECONDS))).encode())
+                   kw.get("max_seconds", MAX_SECONDS),
+                   sorted((kw.get("config") or PROJECT_CONFIG).items()))).encode())
     return h.hexdigest()[:16]
 
 

@@ -7,6 +7,8 @@ the 6.12 sources, cut down to what decides it."""
 import re
 import textwrap
 
+import pytest
+
 from pvrt import lockscan
 from test_lockscan_review import tree_of  # the same excerpt-tree helper
 
@@ -1455,3 +1457,33 @@ def test_is_enabled_ifs_are_read_with_the_project_configuration(tmp_path):
     \treturn 0;
     }
     """}) == [("use", 4, "atomic")]
+
+
+FIX5_R1 = """\
+    DEFINE_SPINLOCK(g_lock);
+    void arch_enter(void)
+    {
+    \tspin_lock(&g_lock);
+    }
+    void __weak arch_leave(void)
+    {
+    \tspin_unlock(&g_lock);
+    }
+    SYSCALL_DEFINE0(r1)
+    {
+    \tarch_enter();
+    \tarch_leave();
+    \tuse();
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("x86", ["", "\tother();\n"])
+def test_a_generic_acquisition_is_every_architectures(tmp_path, x86):
+    """A generic arch_enter() takes g_lock on every architecture; x86's
+    arch_leave() (a stub, or not) keeps it: held at use() there."""
+    assert fix5_sites(tmp_path, {
+        "kernel/a.c": FIX4_USE + FIX5_R1,
+        "arch/x86/kernel/d.c": "/* inner_lock */\nvoid arch_leave(void)\n{\n" + x86 + "}\n",
+    }) == [("use", 4, "atomic")]

@@ -1742,12 +1742,7 @@ class Scan:
         w = self.effect(name)
         if w is not None:
             for k, archs in sorted(w[7].items()):
-                groups = [self.acq_groups(n, k) if n else set()
-                          for n in st.took.get(k, ())]
-                if groups and all(g and g <= archs for g in groups):
-                    # taken by calls that, on each architecture that takes
-                    # it, this one releases (every call that may have
-                    # taken it on some path)
+                if self._took_by(st, k, archs):
                     st.release([k])
         if w is not None and (w[0] or w[1] or w[2]):
             acq, rel, takes = w[:3]
@@ -1775,6 +1770,15 @@ class Scan:
             self.sites.append({"line": line, "call": f"{name}({', '.join(texts)})",
                                "state": st.copy(), "own": [], "via": None,
                                "passed": name})
+
+    def _took_by(self, st, kind, archs):
+        """Whether a release of KIND that only the definitions of ARCHS
+        make counts in ST: every call that may have taken it on some path
+        takes it on those architectures only.  A generic acquiring
+        definition (arch_of() None) takes it on every architecture, the
+        one that keeps it too."""
+        groups = [self.acq_groups(n, kind) if n else set() for n in st.took.get(kind, ())]
+        return bool(groups) and all(g and None not in g and g <= archs for g in groups)
 
     def _ident(self, name, eff, texts):
         """The lock a call of the lock API NAME (effect EFF, arguments
@@ -2078,6 +2082,10 @@ class Analysis:
         """The definitions of NAME a call from PATH can reach (effect_of())."""
         defs = self.by_name.get(name, [])
         cands = [d for d in defs if d.path == path]
+        if any(t == "__weak" for d in cands for t, _l in d.head):
+            # a __weak definition is the one called unless another
+            # file's overrides it
+            cands = []
         if not cands:
             a = arch_of(path)
             cands = [d for d in defs

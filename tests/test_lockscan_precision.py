@@ -1487,3 +1487,37 @@ def test_a_generic_acquisition_is_every_architectures(tmp_path, x86):
         "kernel/a.c": FIX4_USE + FIX5_R1,
         "arch/x86/kernel/d.c": "/* inner_lock */\nvoid arch_leave(void)\n{\n" + x86 + "}\n",
     }) == [("use", 4, "atomic")]
+
+
+def test_a_definition_that_keeps_the_lock_disputes_a_release_on_true(tmp_path):
+    """riscv's arch_drop() drops g_lock on its true returns, x86's keeps
+    it: in `if (arch_drop(x))` the lock is still held on x86."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(r6, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (arch_drop(x)) {
+    \t\tuse();
+    \t\treturn 0;
+    \t}
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """, "arch/riscv/kernel/d.c": """\
+    /* inner_lock */
+    bool arch_drop(int x)
+    {
+    \tif (x) {
+    \t\tspin_unlock(&g_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    bool arch_drop(int x)
+    {
+    \treturn other(x);
+    }
+    """}) == [("use", 4, "atomic")]

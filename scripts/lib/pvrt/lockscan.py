@@ -891,7 +891,7 @@ def _as_effect(w):
     """A wrappers entry (acquired, released, takes the target) as an effect
     (..., released on non-zero returns, released on zero returns)."""
     return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]), list(w[0]),
-                                   list(w[0]), {})
+                                   list(w[0]), {}, {}, {})
 
 
 def _maybe_held(eff):
@@ -1373,7 +1373,7 @@ class Scan:
                 s_in, s_out = (pre, st) if form else (st, pre)
             # a callee that drops a lock on its non-zero (or zero) returns
             # only: `if (likely(do_signal_stop(signr))) goto relock;`
-            rel_then, rel_else = self._cond_effect(toks[i + 2:c])
+            rel_then, rel_else = self._cond_effect(toks[i + 2:c], st)
             s_in, s_out = s_in.copy(), s_out.copy()
             s_in.release(rel_then)
             s_out.release(rel_else)
@@ -1405,7 +1405,7 @@ class Scan:
             if t == "while":
                 # `while (f(...))`: the body runs on f's non-zero returns,
                 # the loop ends on its zero ones
-                rel_in, rel_out = self._cond_effect(toks[i + 2:c])
+                rel_in, rel_out = self._cond_effect(toks[i + 2:c], st)
                 s_in, s_out = st.copy(), st.copy()
                 s_in.release(rel_in)
                 s_out.release(rel_out)
@@ -1492,7 +1492,7 @@ class Scan:
                 self.returns.append(st.copy())
         return j + 1, st, t in ("return", "goto", "break", "continue")
 
-    def _cond_effect(self, ctoks):
+    def _cond_effect(self, ctoks, st):
         """(released in the then branch, released in the else branch) of
         `if (CTOKS)` beyond what the calls in it release on every return:
         for a condition that is a call `f(...)`, `!f(...)` (likely() and
@@ -1524,6 +1524,12 @@ class Scan:
                 [k for k in eff[0] if k not in eff[6]]
             on_true += [k for k in maybe if k not in eff[5]]
             on_false += [k for k in maybe if k not in eff[6]]
+            # a release some architecture's definition does not make
+            # (_merge()): only what calls of the releasing ones took
+            on_true += [k for k, a in sorted(eff[8].items())
+                        if k not in eff[7] and self._took_by(st, k, a)]
+            on_false += [k for k, a in sorted(eff[9].items())
+                         if k not in eff[7] and self._took_by(st, k, a)]
             rel_then += on_false if neg else on_true
             if len(parts) == 1:
                 rel_else += on_true if neg else on_false
@@ -2021,7 +2027,8 @@ class Analysis:
     def _merge(self, defs):
         """The effect of a call that may be any of DEFS: (acquired,
         released, takes the target, released on non-zero returns, released
-        on zero returns, disputed): every acquisition; the releases every
+        on zero returns, held on some non-zero / zero return, and the three
+        releases disputed): every acquisition; the releases every
         definition with an effect shares.  When DEFS belong to different
         architectures (or to an architecture and generic code) and one that
         is more than an empty stub releases nothing, a shared release is
@@ -2030,7 +2037,9 @@ class Analysis:
         taken by a call whose acquiring definitions are all of those
         architectures (powerpc's arch_enter_lazy_mmu_mode() and
         arch_leave_lazy_mmu_mode()); a lock riscv's definition keeps is
-        held after the call in generic code.  Two definitions of one
+        held after the call in generic code.  The releases on non-zero or
+        zero returns are disputed alike (Scan._cond_effect()).  Two
+        definitions of one
         architecture (both sides of an #if) do not dispute each other's
         releases: a stub is paired with a stub.  None when no definition
         has an effect."""
@@ -2040,14 +2049,14 @@ class Analysis:
             return None
         inter = [sorted(set.intersection(*(set(r[i]) for _d, r in with_eff)))
                  for i in (1, 3, 4)]
-        disputed = {}
+        disputed = [{}, {}, {}]
         keeps = {arch_of(d.path) for d, r in recs if r is None}
         if keeps and len({arch_of(d.path) for d in defs}) > 1:
             # a definition that releases nothing, an empty stub too,
             # disputes the release for its architecture
-            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
-                        for k in inter[0]}
-            inter = [[k for k in x if k not in disputed] for x in inter]
+            rels = frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
+            disputed = [{k: rels for k in x} for x in inter]
+            inter = [[], [], []]
         elif keeps:
             # both sides of an #if of one architecture (or of generic
             # code): one keeps the lock, so no release is shared
@@ -2055,7 +2064,7 @@ class Analysis:
         acq = sorted(set().union(*(r[0] for _d, r in with_eff)))
         may = [sorted(set().union(*(r[i] for _d, r in with_eff))) for i in (5, 6)]
         return (acq, inter[0], any(r[2] for _d, r in with_eff), inter[1], inter[2],
-                may[0], may[1], disputed)
+                may[0], may[1], disputed[0], disputed[1], disputed[2])
 
     def acq_groups(self, name, path, kind):
         """The architectures (arch_of() values) of the definitions of NAME,

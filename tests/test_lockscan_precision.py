@@ -1521,3 +1521,44 @@ def test_a_definition_that_keeps_the_lock_disputes_a_release_on_true(tmp_path):
     \treturn other(x);
     }
     """}) == [("use", 4, "atomic")]
+
+
+def test_a_lock_held_on_some_returns_is_an_acquisition_of_that_arch(tmp_path):
+    """x86's arch_enter() keeps x_lock on its false return only: powerpc's
+    arch_leave() dropping its own lock does not drop x86's."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE0(r9)
+    {
+    \tarch_enter();
+    \tarch_leave();
+    \tuse();
+    \treturn 0;
+    }
+    """, "arch/powerpc/kernel/d.c": """\
+    /* inner_lock */
+    DEFINE_SPINLOCK(pp_lock);
+    void arch_enter(void)
+    {
+    \tspin_lock(&pp_lock);
+    }
+    void arch_leave(void)
+    {
+    \tspin_unlock(&pp_lock);
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    DEFINE_SPINLOCK(x_lock);
+    bool arch_enter(void)
+    {
+    \tspin_lock(&x_lock);
+    \tif (other()) {
+    \t\tspin_unlock(&x_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    void arch_leave(void)
+    {
+    \tother();
+    }
+    """}) == [("use", 4, "atomic")]

@@ -2068,9 +2068,14 @@ class Analysis:
 
     def acq_groups(self, name, path, kind):
         """The architectures (arch_of() values) of the definitions of NAME,
-        as called from PATH, that acquire KIND."""
-        return {arch_of(d.path) for d in self._candidates(name, path)
-                if kind in (self.effects.get(d.key()) or ((),))[0]}
+        as called from PATH, that acquire KIND, on every return or some
+        (a lock a definition keeps on its false return only)."""
+        out = set()
+        for d in self._candidates(name, path):
+            e = self.effects.get(d.key())
+            if e and (kind in e[0] or kind in e[5] or kind in e[6]):
+                out.add(arch_of(d.path))
+        return out
 
     def effect_of(self, name, path):
         """The effect of a call of NAME from a function of PATH: merged

@@ -1562,3 +1562,31 @@ def test_a_lock_held_on_some_returns_is_an_acquisition_of_that_arch(tmp_path):
     \tother();
     }
     """}) == [("use", 4, "atomic")]
+
+
+def test_a_tree_function_named_trylock_is_read_once(tmp_path):
+    """foo_trylock() returns true with g_lock held: its else branch holds
+    no g_lock (not minus one), and h_lock is held at use()."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    DEFINE_SPINLOCK(h_lock);
+    static bool foo_trylock(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\treturn true;
+    \tspin_unlock(&g_lock);
+    \treturn false;
+    }
+    SYSCALL_DEFINE1(r12, int, x)
+    {
+    \tif (foo_trylock(x)) {
+    \t\tspin_unlock(&g_lock);
+    \t} else {
+    \t\tspin_lock(&h_lock);
+    \t\tuse();
+    \t\tspin_unlock(&h_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == [("use", 4, "atomic")]

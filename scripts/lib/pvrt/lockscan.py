@@ -1367,6 +1367,12 @@ class Scan:
             cond = text_of(toks[i + 2:c])
             s_in, s_out = st, st
             form = _trylock_form(cond)
+            call = _call_form(toks[i + 2:c])
+            if form is not None and (call is None or not api_effect(call[0]) or
+                                     self.effect(call[0]) is not None):
+                # a function of the tree named like a trylock: what it
+                # holds on which return is its effect's (_cond_effect())
+                form = None
             if form is not None:
                 # a conditional acquisition holds in one branch only; any
                 # other form of condition: held on both branches

@@ -1098,6 +1098,10 @@ def test_need_seqretry_means_the_seqlock_was_not_taken(tmp_path):
     tree = tree_of(tmp_path, {"kernel/sys.c": """\
         static DEFINE_SPINLOCK(use_lock);
 
+        static void sum(struct signal_struct *sig)
+        {
+        }
+
         SYSCALL_DEFINE2(getrusage, struct task_struct *, p, int, who)
         {
         \tstruct signal_struct *sig = p->signal;
@@ -1590,3 +1594,32 @@ def test_a_tree_function_named_trylock_is_read_once(tmp_path):
     \treturn 0;
     }
     """}) == [("use", 4, "atomic")]
+
+
+def test_a_lower_case_macro_changes_the_locked_pointer(tmp_path):
+    """skb_queue_walk(q, skb) assigns skb: its definition is not read (the
+    pass cannot tell), and a macro read whose body assigns the parameter
+    changes it too; a function's argument is a copy."""
+    body = """\
+    SYSCALL_DEFINE1(r4, struct sk_buff_head *, q)
+    {
+    \tstruct sk_buff *skb = q->next;
+
+    \tspin_lock(&skb->lock);
+    \t%s(q, skb) {
+    \t\tspin_lock(&skb->lock);
+    \t\tspin_unlock(&skb->lock);
+    \t\tuse();
+    \t}
+    \treturn 0;
+    }
+    """
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + body % "skb_queue_walk"}) == \
+        [("use", 4, "atomic")]
+    walk = "#define my_walk(queue, s) for (s = (queue)->next; s; s = s->next)\n"
+    assert fix5_sites(tmp_path / "b", {"kernel/a.c": FIX4_USE + walk + body % "my_walk"}) \
+        == [("use", 4, "atomic")]
+    func = "static void my_walk(struct sk_buff_head *q, struct sk_buff *s)\n{\n}\n"
+    func_body = body.replace("%s(q, skb) {", "%s(q, skb);\n\t{")
+    assert fix5_sites(tmp_path / "c", {"kernel/a.c": FIX4_USE + func + func_body % "my_walk"}) \
+        == [("use", 4, "process")]

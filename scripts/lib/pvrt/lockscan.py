@@ -1195,8 +1195,10 @@ class Scan:
     functions with the state there, and the function's net effect."""
 
     def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None,
-                 acq_groups=None, config=None):
+                 acq_groups=None, config=None, defs=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        # the definitions read of a name (Analysis.by_name)
+        self.defs = defs or (lambda name: [])
         self.config = PROJECT_CONFIG if config is None else config
         # what a call NAME from this function does: (acquired, released,
         # takes the target, released when it returns non-zero, released
@@ -1864,7 +1866,7 @@ class Scan:
             if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
                 return False
             if prev in ("(", ",") and nxt in (",", ")") and \
-                    _MAY_ASSIGN.match(_callee(body, i) or ""):
+                    self._may_assign(body, i):
                 # a bare argument of a macro that may assign it:
                 # list_for_each_entry(p, ...), WRITE_ONCE(p, v), swap(p, q)
                 return False
@@ -1872,6 +1874,53 @@ class Scan:
             # a global: a fixed lock unless reached through a pointer
             return not arrow
         return not addr
+
+    def _may_assign(self, toks, i, depth=0):
+        """Whether the bare argument toks[i] of a call may be assigned by
+        it: the callee is upper case or an iterator by name (_MAY_ASSIGN),
+        has no definition read (a macro the pass cannot see:
+        skb_queue_walk()), or is a macro read whose body assigns that
+        parameter, takes its address or passes it on bare to a callee that
+        may (three levels; deeper: may).  A function's argument is a copy."""
+        name, idx = _callee(toks, i), 0
+        if not name:
+            return False
+        if _MAY_ASSIGN.match(name):
+            return True
+        d = 0
+        for j in range(i - 1, -1, -1):
+            if toks[j] in (")", "]"):
+                d += 1
+            elif toks[j] in ("(", "["):
+                if d == 0:
+                    break
+                d -= 1
+            elif toks[j] == "," and d == 0:
+                idx += 1
+        defs = self.defs(name)
+        if not defs:
+            return True
+        for f in defs:
+            if not f.macro:
+                continue
+            if depth >= 3 or idx >= len(f.params) or f.params[idx] in ("...", "") or \
+                    any(p.endswith("...") for p in f.params[:idx + 1]):
+                return True
+            p = f.params[idx]
+            body = [t for t, _l in f.toks]
+            for k, t in enumerate(body):
+                if t != p or (k and body[k - 1] in (".", "->")):
+                    continue
+                prev = body[k - 1] if k else ""
+                nxt = body[k + 1] if k + 1 < len(body) else ""
+                nxt2 = body[k + 2] if k + 2 < len(body) else ""
+                if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
+                        (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
+                    return True
+                if prev in ("(", ",") and nxt in (",", ")") and \
+                        self._may_assign(body, k, depth + 1):
+                    return True
+        return False
 
     def _site(self, name, arg, line, st, own, via=None):
         self.sites.append({"line": line, "call": f"{name}({arg})", "state": st.copy(),
@@ -2135,7 +2184,8 @@ class Analysis:
             sc = self._scans[key] = Scan(
                 f, self.t, self.wrappers, None, self.noreturn,
                 lambda n, p=f.path: self.effect_of(n, p),
-                lambda n, k, p=f.path: self.acq_groups(n, p, k), self.config).run()
+                lambda n, k, p=f.path: self.acq_groups(n, p, k), self.config,
+                lambda n: self.by_name.get(n, [])).run()
         return sc
 
     def sites(self):

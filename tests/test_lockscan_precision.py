@@ -1623,3 +1623,48 @@ def test_a_lower_case_macro_changes_the_locked_pointer(tmp_path):
     func_body = body.replace("%s(q, skb) {", "%s(q, skb);\n\t{")
     assert fix5_sites(tmp_path / "c", {"kernel/a.c": FIX4_USE + func + func_body % "my_walk"}) \
         == [("use", 4, "process")]
+
+
+@pytest.mark.parametrize("loop", [
+    # the condition runs again after the body took g_lock
+    "static int more(void)\n{\n\tuse();\n\treturn 1;\n}\n"
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\twhile (more()) {\n\t\tspin_lock(&g_lock);\n\t}\n",
+    # so does the increment
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\tfor (x = 0; x < 4; x++, use())\n\t\tspin_lock(&g_lock);\n",
+    # a continue inside a switch goes round the loop, not out of the switch
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\tfor (;;) {\n\t\tif (done(x))\n\t\t\tbreak;\n\t\tuse();\n\t\tspin_lock(&g_lock);\n"
+    "\t\tswitch (x) {\n\t\tcase 1:\n\t\t\tcontinue;\n\t\t}\n\t\tspin_unlock(&g_lock);\n\t}\n",
+    # preemption is disabled at use() from the third iteration on
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\tfor (x = 0; x < 4; x++) {\n\t\tpreempt_enable();\n\t\tuse();\n"
+    "\t\tpreempt_disable();\n\t\tpreempt_disable();\n\t}\n",
+])
+def test_a_loop_is_read_until_its_entry_state_settles(tmp_path, loop):
+    assert fix5_sites(tmp_path, {"kernel/a.c": textwrap.dedent(FIX4_USE) + """\
+DEFINE_SPINLOCK(g_lock);
+""" + loop + """\
+\treturn 0;
+}
+"""}) == [("use", 4, "atomic")]
+
+
+def test_nested_loops_that_change_nothing_are_read_once(tmp_path, monkeypatch):
+    """Twelve nested loops whose bodies hold nothing more at their end:
+    each body is read once per reading of the loop around it, not 2^12
+    times."""
+    body = "use();\n"
+    for d in range(12):
+        body = "while (more(%d)) {\n%s}\n" % (d, body)
+    reads = []
+    orig = lockscan.Scan._stmt
+
+    def counting(self, toks, i, end, st):
+        reads.append(i)
+        return orig(self, toks, i, end, st)
+    monkeypatch.setattr(lockscan.Scan, "_stmt", counting)
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + "SYSCALL_DEFINE0(n)\n{\n" + body +
+                                 "return 0;\n}\n"}) == [("use", 4, "process")]
+    assert len(reads) < 400, len(reads)

@@ -138,6 +138,8 @@ MAX_DEPTH = 8          # caller levels above a site's function
 MAX_SECONDS = 150      # of caller walking, per class
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
 MAX_ROUNDS = 12         # of wrapper detection over the functions of one load
+LOOP_READINGS = 5      # of one loop body, until its entry state settles
+MANY = 1000            # a count a loop keeps growing
 
 ATOMIC_KINDS = {
     "spin": "nested in a spinlock_t", "raw": "nested in a raw_spinlock_t",
@@ -801,6 +803,8 @@ class State:
         if at:
             k, why = at[0]
             return "atomic", f"{ATOMIC_KINDS[k]} ({why})"
+        if self.held.get("unsettled", 0) > 0:
+            return "unknown", self.why.get("unsettled")
         if self.held.get("unknown_guard", 0) > 0:
             return "unknown", (f"inside {self.why.get('unknown_guard')}, a guard the pass"
                                " does not know (it may hold a spinning lock)")
@@ -913,21 +917,21 @@ def _ret_sides(val):
     return (True, False)
 
 
-def _again(entry, end, out):
-    """OUT, the state a loop is left with after one pass of its body from
-    ENTRY to END, merged with OUT after a second pass: what the body takes
-    more than it drops (END over ENTRY) held once more.  A loop is read
-    once; this keeps a lock taken at the end of the body held at a break
-    at its start."""
-    grown = out.copy()
-    for k, n in end.held.items():
-        d = n - entry.held.get(k, 0)
-        if d > 0 and not k.startswith("id:"):
-            for x in [grown] + list(grown.excl.values()):
-                x.held[k] = x.held.get(k, 0) + d
-                if end.why.get(k):
-                    x.why[k] = end.why[k]
-    return out.copy().merge(grown)
+def _widen(new, old):
+    """A loop's next entry state NEW against the last one OLD: a count
+    that grew again (a body that takes more than it drops) is many, so that
+    the readings settle."""
+    pairs = [(new, old)] + [(x, old.excl[e]) for e, x in new.excl.items() if e in old.excl]
+    for a, b in pairs:
+        for k, n in list(a.held.items()):
+            if n > max(b.held.get(k, 0), 0) and not k.startswith("id:"):
+                a.held[k] = max(MANY, b.held.get(k, 0))
+
+
+def _same(a, b):
+    """Whether two loop entry states hold the same."""
+    return a.held == b.held and a.took == b.took and set(a.excl) == set(b.excl) and \
+        all(x.held == b.excl[e].held for e, x in a.excl.items())
 
 
 # The configuration an `if (IS_ENABLED(CONFIG_X))` (IS_BUILTIN(),
@@ -1223,7 +1227,9 @@ class Scan:
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
         self._stable_memo = {}
-        self.breaks = []              # what the breaks of each enclosing loop held
+        # the enclosing loops and switches: what their breaks and
+        # continues carry
+        self.loops = []
 
     def run(self):
         self.unparsable = self.f.unparsable
@@ -1406,21 +1412,22 @@ class Scan:
             return j, res, False
         if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
-            self._expr(toks, i + 2, c, st)
-            if t in ("while", "for") and _forever(toks[i + 2:c], t == "for"):
-                j, brk = self._loop(toks, c + 1, end, st, True)
-                return (j, st, True) if brk is None else (j, brk, False)
-            if t == "while":
-                # `while (f(...))`: the body runs on f's non-zero returns,
-                # the loop ends on its zero ones
-                rel_in, rel_out = self._cond_effect(toks[i + 2:c], st)
-                s_in, s_out = st.copy(), st.copy()
-                s_in.release(rel_in)
-                s_out.release(rel_out)
-                j, s_body = self._loop(toks, c + 1, end, s_in)
-                return j, s_out.merge(s_body), False
-            j, s_body = self._loop(toks, c + 1, end, st, once=t == "switch")
-            return j, st.merge(s_body), False
+            if t == "switch":
+                self._expr(toks, i + 2, c, st)
+                j, s_body = self._loop(toks, c + 1, end, st, switch=True)
+                return j, st.merge(s_body), False
+            cond, incr = toks[i + 2:c], None
+            if t == "for":
+                parts = _split_top(cond, ";")
+                if len(parts) == 3:
+                    init, cond, incr = parts
+                    self._expr(init, 0, len(init), st)
+            forever = not cond or _forever(cond)
+            # the condition runs before every iteration, the increment
+            # after each: both are read again with the body
+            j, out = self._loop(toks, c + 1, end, st, forever=forever,
+                                cond=None if forever else cond, incr=incr or None)
+            return (j, st, True) if out is None else (j, out, False)
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
             kinds = guard_kinds(text_of(args[0]) if args else "")
@@ -1434,25 +1441,18 @@ class Scan:
             return j, st.merge(s_body), False
         if t == "do":
             # the body runs at least once: what follows the loop comes from
-            # the end of the body or a break
+            # the condition's false side or a break
             if i + 1 >= end:
                 raise Unparsable(f"do at the end of {self.f.name}()")
-            k = _match(toks, i + 1) + 1 if toks[i + 1][0] == "{" else None
-            ctoks = toks[k + 2:_match(toks, k + 1)] if k is not None and k + 1 < end \
+            k = _skip(toks, i + 1, end)
+            ctoks = toks[k + 2:_match(toks, k + 1)] if k + 1 < end \
                 and toks[k][0] == "while" and toks[k + 1][0] == "(" else None
             forever = ctoks is not None and _forever(ctoks)
             once = ctoks is not None and [t for t, _l in ctoks] in (["0"], ["false"])
-            if forever:
-                j, s_after = self._loop(toks, i + 1, end, st, True)
-            else:
-                j, s_after = self._loop(toks, i + 1, end, st, once=once)
-                if not once:
-                    # do { } while (0) runs its body once
-                    s_after = _again(st, s_after, s_after)
-            if j < end and toks[j][0] == "while":
-                c = _match(toks, j + 1)
-                self._expr(toks, j + 2, c, s_after if s_after is not None else State())
-                j = c + 1
+            j, s_after = self._loop(toks, i + 1, end, st, forever=forever, once=once,
+                                    cond=None if forever else ctoks, post=True)
+            if j + 1 < end and toks[j][0] == "while" and toks[j + 1][0] == "(":
+                j = _match(toks, j + 1) + 1
             while j < end and toks[j][0] == ";":
                 j += 1
             if s_after is None:
@@ -1475,8 +1475,8 @@ class Scan:
             if toks[j][0] == "{" and j > i and toks[j - 1][0] == ")" and t != "return":
                 # a loop macro: for_each_process(p) { ... }
                 self._expr(toks, i, j, st)
-                k, s_body = self._loop(toks, j, end, st)
-                return k, st.merge(s_body), False
+                k, out = self._loop(toks, j, end, st)
+                return k, out, False
             if toks[j][0] in "({[":
                 j = _match(toks, j)
             j += 1
@@ -1485,8 +1485,13 @@ class Scan:
                 _match(toks, i + 1) == j - 1:
             # panic(...); BUG(); do_exit(...); : the path ends here
             return j + 1, st, True
-        if t in ("break", "continue") and self.breaks:
-            self.breaks[-1] = self.breaks[-1].merge(st) if self.breaks[-1] else st.copy()
+        if t in ("break", "continue") and self.loops:
+            # a break leaves the innermost loop or switch, a continue goes
+            # round the innermost loop
+            fr = self.loops[-1] if t == "break" else \
+                next((x for x in reversed(self.loops) if not x["switch"]), None)
+            if fr is not None:
+                fr[t] = fr[t].merge(st) if fr[t] is not None else st.copy()
         if t == "goto" and i + 1 < j:
             lab = toks[i + 1][0]
             self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
@@ -1556,31 +1561,83 @@ class Scan:
         arg = text_of(args[0]).replace(" ", "") if args else ""
         return arg if arg and self._stable(arg) else None
 
-    def _loop(self, toks, i, end, st, forever=False, once=False):
-        """A loop or switch body at toks[i]: (end, state after it), with
-        what every break carries out of it.  FOREVER (`for (;;)`,
-        `while (1)`, `do ... while (1)`): only a break leaves it, and the
-        state after it is None when none does."""
-        n_sites, n_calls = len(self.sites), len(self.calls)
-        self.breaks.append(None)
-        j, s_body, _t = self._stmt(toks, i, end, st.copy())
-        brk = self.breaks.pop()
-        if not once:
-            # the body again from what a previous iteration left (its end,
-            # a continue; a break's state too): its sites and calls are
-            # the second pass's
-            again = st.copy().merge(s_body)
-            if brk is not None:
-                again.merge(brk)
+    def _test(self, cond, st):
+        """The loop condition COND read from ST: (the state the body runs
+        in, the state the loop ends in).  `while (f(...))`: the body runs
+        on f's non-zero returns, the loop ends on its zero ones."""
+        self._expr(cond, 0, len(cond), st)
+        rel_in, rel_out = self._cond_effect(cond, st)
+        s_in, s_out = st.copy(), st.copy()
+        s_in.release(rel_in)
+        s_out.release(rel_out)
+        return s_in, s_out
+
+    def _loop(self, toks, i, end, st, forever=False, once=False, cond=None, incr=None,
+              post=False, switch=False):
+        """A loop or switch body at toks[i]: (end, state after it).  The
+        body (with COND before it, or after it when POST, and INCR after
+        it) is read from ST, then again from ST merged with what an
+        iteration leaves (its end, its continues), until that entry state
+        does not change: the sites and calls are the last reading's.  A
+        count that still grows is widened to many; after LOOP_READINGS
+        readings the sites are unknown.  The state after the loop merges
+        the condition's false side and the breaks.  FOREVER: only a break
+        leaves it (None when none does); ONCE: the body runs once (a
+        `do ... while (0)`); SWITCH: a continue is the enclosing loop's."""
+        x = st.copy()
+        for reading in range(LOOP_READINGS):
+            n_sites, n_calls = len(self.sites), len(self.calls)
+            frame = {"break": None, "continue": None, "switch": switch}
+            exits = []
+            s = x.copy()
+            if cond is not None and not post:
+                s, s_out = self._test(cond, s)
+                exits.append(s_out)
+            elif not (post or forever or switch):
+                # a loop macro: its test may end it before any iteration
+                exits.append(s.copy())
+            self.loops.append(frame)
+            j, back, _t = self._stmt(toks, i, end, s)
+            self.loops.pop()
+            if frame["continue"] is not None:
+                back = back.merge(frame["continue"])
+            if frame["break"] is not None:
+                exits.append(frame["break"])
+            if switch or once:
+                if cond is not None:
+                    self._expr(cond, 0, len(cond), back)
+                exits.append(back)
+                break
+            if post and cond is not None:
+                back, s_out = self._test(cond, back)
+                exits.append(s_out)
+            elif post and not forever:
+                exits.append(back.copy())
+            elif incr is not None:
+                self._expr(incr, 0, len(incr), back)
+            nx = st.copy().merge(back)
+            if reading:
+                _widen(nx, x)
+            if _same(nx, x):
+                break
+            if reading == LOOP_READINGS - 1:
+                why = f"a loop the pass did not settle in {LOOP_READINGS} readings" \
+                    f" (line {toks[i][1]})"
+                for site in self.sites[n_sites:]:
+                    site["state"].acquire(["unsettled"], why)
+                for _n, _l, cst in self.calls[n_calls:]:
+                    cst.acquire(["unsettled"], why)
+                for e in exits:
+                    e.acquire(["unsettled"], why)
+                break
             del self.sites[n_sites:], self.calls[n_calls:]
-            self.breaks.append(None)
-            j, s_body, _t = self._stmt(toks, i, end, again)
-            brk = self.breaks.pop()
-        if forever:
-            return j, None if brk is None else _again(st, s_body, brk)
-        if brk is not None:
-            s_body = s_body.merge(brk)
-        return j, s_body
+            x = nx
+        if not exits:
+            return j, None
+        out = exits[0]
+        for e in exits[1:]:
+            out = out.merge(e)
+        return j, out
 
     def _failure(self, val):
         """Whether `return VAL` is a failure return, for a wrapper's net

@@ -1668,3 +1668,59 @@ def test_nested_loops_that_change_nothing_are_read_once(tmp_path, monkeypatch):
     assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + "SYSCALL_DEFINE0(n)\n{\n" + body +
                                  "return 0;\n}\n"}) == [("use", 4, "process")]
     assert len(reads) < 400, len(reads)
+
+
+FIX5_DROP = """\
+    DEFINE_SPINLOCK(g_lock);
+    static int drop(void)
+    {
+    \tspin_unlock(&g_lock);
+    \treturn 1;
+    }
+    static bool busy(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x) {
+    \t\tspin_unlock(&g_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    static int take(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\treturn 1;
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("body, context", [
+    # a ?: arm may not run: its release does not count after it
+    ("\tspin_lock(&g_lock);\n\tr = x ? drop() : 0;\n\tuse();\n", "atomic"),
+    # nor does the second operand of ||
+    ("\tspin_lock(&g_lock);\n\tif (x || drop())\n\t\tuse();\n", "atomic"),
+    # busy() keeps g_lock on its false return only: its true branch holds
+    # nothing (the precise side)
+    ("\tif (busy(x)) {\n\t\tuse();\n\t} else {\n\t\tspin_unlock(&g_lock);\n\t}\n",
+     "process"),
+    ("\tif (!busy(x))\n\t\tspin_unlock(&g_lock);\n\telse\n\t\tuse();\n", "process"),
+    ("\tif (!busy(x))\n\t\tuse();\n", "atomic"),
+    # take() keeps it on its true return only: its false branch holds none
+    ("\tif (take(x))\n\t\tspin_unlock(&g_lock);\n\telse\n\t\tuse();\n", "process"),
+    ("\tif (take(x))\n\t\tuse();\n", "atomic"),
+    # a loop that takes more than it drops settles (the count is many)
+    ("\tfor (x = 0; x < r; x++)\n\t\trcu_read_lock();\n\tuse();\n", "rcu"),
+])
+def test_what_a_condition_runs_and_implies(tmp_path, body, context):
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + FIX5_DROP + """\
+    SYSCALL_DEFINE1(r11, int, x)
+    {
+    \tint r = 0;
+
+    """ + body + """\
+    \treturn r;
+    }
+    """}) == [("use", 4, context)]

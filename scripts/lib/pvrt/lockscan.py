@@ -39,11 +39,15 @@ deliberately pessimistic:
   io-wq's `while (io_acct_run_queue(acct))` holds acct->lock in its body
   only.  A do-while runs its body at least once (`do ... while (0)`
   exactly once); `for (;;)`, `while (1)` and `do ... while (1)` are left
-  by their breaks only; a loop body is read twice, the second time from
-  its entry merged with what the first reading left at its end, its
-  continues and its breaks (the sites are the second reading's), and
-  what it takes more than it drops is counted held once more where the
-  loop is left.  get_signal()'s
+  by their breaks only; a loop's condition, body and increment are read
+  from its entry, then from the entry merged with what an iteration leaves
+  (its end, its continues; a continue in a switch is the loop's) until
+  that state settles (the sites are the last reading's; a count growing at
+  each reading is widened to MANY; not settled after LOOP_READINGS
+  readings: unknown).  An if decided by IS_ENABLED()-style tests of
+  PROJECT_CONFIG's options reads the branch that is built only (6.12's
+  ptrace_stop() disables and enables preemption under the same
+  `!IS_ENABLED(CONFIG_PREEMPT_RT)`).  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -104,20 +108,22 @@ pass is unsafe):
   typed, and stay sites);
 - a function scanned in an earlier load than a wrapper it calls keeps the
   scan made without it (unsafe);
-- a conditional acquisition is understood only in the exact forms
-  `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
+- a conditional acquisition of the lock API is understood only in the
+  exact forms `if (trylock(...))` / `if (!trylock(...))` (a function of the
+  tree by its effect on each return value); any other condition counts
   the lock held on both branches (safe); a wrapper that returns the lock
   held only on some paths counts as held on those; a conditional release
   only in the forms above (a value stored and tested later, a switch or
   a loop condition: held on both sides, safe);
 - two definitions of one architecture or both generic (the sides of an
-  #if) merge to the releases the wrappers among them share, a stub that
-  drops nothing left out (its pair of the acquiring stub is a stub too):
-  a lock taken directly and dropped by a release-only wrapper with a
-  non-stub twin that keeps it is counted released (unsafe);
-- a call from a short-circuited operand (`a && f()`) counts as made on
-  every path: a release f makes on every return is counted even where f
-  was not called (unsafe);
+  #if) of which one drops nothing share no release (safe);
+- a call from a short-circuited operand (`a && f()`) or a ?: arm may not
+  run: a release f makes on every return is not counted, even in the
+  branch that implies the call (safe);
+- a local passed bare to a function whose definition is not read is not
+  one lock all through the function (a macro may assign it: safe); a
+  loop not settled after LOOP_READINGS readings leaves its sites and what
+  follows unknown (safe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
 - a work item counts as process context unless a statement of the tree

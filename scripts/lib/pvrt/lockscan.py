@@ -141,7 +141,7 @@ from pvrt.errors import PvrtError
 
 VERSION = 3
 MAX_DEPTH = 8          # caller levels above a site's function
-MAX_SECONDS = 150      # of caller walking, per class
+MAX_SECONDS = 150      # per class, from its start: stops the caller walk only
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
 MAX_ROUNDS = 12         # of wrapper detection over the functions of one load
 LOOP_READINGS = 5      # of one loop body, until its entry state settles

@@ -1724,3 +1724,23 @@ def test_what_a_condition_runs_and_implies(tmp_path, body, context):
     \treturn r;
     }
     """}) == [("use", 4, context)]
+
+
+def test_a_loop_that_does_not_settle_makes_what_follows_unknown(tmp_path, monkeypatch):
+    """Read twice only, a loop whose count still grows has not settled:
+    use() after it is unknown, not the "rcu" of its last reading."""
+    monkeypatch.setattr(lockscan, "LOOP_READINGS", 2)
+    res = lockscan.analyse_class(tree_of(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE1(r, int, n)
+    {
+    \tint x;
+
+    \tfor (x = 0; x < n; x++)
+    \t\trcu_read_lock();
+    \tuse();
+    \treturn 0;
+    }
+    """}), "inner_lock")
+    (site,) = res["sites"]
+    assert (site["context"], site["reason"]) == \
+        ("unknown", "a loop the pass did not settle in 2 readings (line 12)")

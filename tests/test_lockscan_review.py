@@ -473,18 +473,19 @@ def test_the_cache_survives_corruption_and_keys_on_the_pass(tmp_path):
     subprocess.run(["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t",
                     "commit", "-qm", "t"], check=True)
     cache = tmp_path / "cache"
-    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+    one = lockscan.PROJECT_CONFIG     # one configuration, one entry
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one)["verdict"] == \
         "process"
     files = list(cache.iterdir())
     assert len(files) == 1 and not list(cache.glob("*.tmp"))
     files[0].write_text("{ truncated")
-    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one)["verdict"] == \
         "process"
     # other limits, another entry
-    lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_depth=2)
+    lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one, max_depth=2)
     assert len(list(cache.iterdir())) == 2
     # a walk cut off by the wall clock is not cached
-    res = lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_seconds=-1)
+    res = lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one, max_seconds=-1)
     assert "ran out" in res["reason"]
     assert len(list(cache.iterdir())) == 2
 
@@ -535,3 +536,99 @@ def test_a_static_function_of_an_included_c_file(tmp_path):
     res = lockscan.analyse_class(tree, "i_lock2")
     assert res["verdict"] == "atomic"
     assert res["sites"][0]["chain"][1].startswith("SYSCALL_DEFINE0 (kernel/sched/build_policy")
+
+
+# round 6 (issue 20): a wrong "process" is the one answer the pass must not give
+
+R6_USE = """\
+    static DEFINE_SPINLOCK(inner_lock);
+    DEFINE_SPINLOCK(g_lock);
+    static void use(void)
+    {
+    \tspin_lock(&inner_lock);
+    \tspin_unlock(&inner_lock);
+    }
+    """
+
+
+def r6(tmp_path, body, klass="inner_lock", **kw):
+    """The verdict of KLASS in a tree of kernel/a.c = R6_USE + BODY (or FILES)."""
+    files = body if isinstance(body, dict) else {"kernel/a.c": R6_USE + body}
+    return lockscan.analyse_class(tree_of(tmp_path, files), klass, **kw)["verdict"]
+
+
+# item 3: a goto into a branch the configuration removes
+
+def test_a_label_in_a_branch_the_configuration_removes_is_read(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(a1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\tgoto out;
+    \tspin_unlock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    out:
+    \t\tx++;
+    \t}
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+    # the label of a backward goto in a removed else: its site is read
+    assert r6(tmp_path / "b", """\
+    SYSCALL_DEFINE1(c1, int, x)
+    {
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    \t\tx++;
+    \t} else {
+    again:
+    \t\tuse();
+    \t\treturn 0;
+    \t}
+    \tspin_lock(&g_lock);
+    \tgoto again;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+# item 4: the kernel's PREEMPT_RT, not the project's, decides IS_ENABLED()
+
+R6_RT = """\
+    SYSCALL_DEFINE0(rt)
+    {
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tspin_lock(&g_lock);
+    \tuse();
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """
+
+
+def test_is_enabled_is_read_with_the_kernels_preempt_rt(tmp_path):
+    assert r6(tmp_path / "a", R6_RT, config={"CONFIG_PREEMPT_RT": False}) == "process"
+    assert r6(tmp_path / "b", R6_RT, config={"CONFIG_PREEMPT_RT": "y"}) == "atomic"
+    # a kernel not named: both values, process only when both say so
+    res = lockscan.analyse_class(tree_of(tmp_path / "c", {"kernel/a.c": R6_USE + R6_RT}),
+                                 "inner_lock")
+    assert res["verdict"] == "atomic"
+    assert "CONFIG_PREEMPT_RT=y: atomic" in res["config"]
+    assert "CONFIG_PREEMPT_RT=y: atomic" in lockscan.site_table(res).splitlines()[0]
+
+
+def test_the_advisor_reads_the_variants_built_preempt_rt(tmp_path, monkeypatch):
+    out = tmp_path / "out" / "project-rt-lockstat"
+    out.mkdir(parents=True)
+    (out / ".config").write_text("CONFIG_PREEMPT_RT=y\n")
+    assert advisor.variant_config(str(tmp_path), "project-rt") == {"CONFIG_PREEMPT_RT": "y"}
+    (tmp_path / "out" / "project").mkdir()
+    (tmp_path / "out" / "project" / ".config").write_text("# CONFIG_PREEMPT_RT is not set\n")
+    assert advisor.variant_config(str(tmp_path), "project") == {"CONFIG_PREEMPT_RT": False}
+    assert advisor.variant_config(str(tmp_path), "rt") is None
+    tree = tree_of(tmp_path / "t", {"kernel/a.c": R6_USE + R6_RT})
+    monkeypatch.setattr(advisor.base, "cache_dir", lambda: str(tmp_path / "cache"))
+    got = advisor.static_results(tree, ["inner_lock"],
+                                 config=advisor.variant_config(str(tmp_path), "project-rt"))
+    assert got["inner_lock"]["verdict"] == "atomic"

@@ -1011,6 +1011,22 @@ def _config_value(toks, config):
     return v if pos[0] == len(toks) else None
 
 
+def _has_label(toks, i, j, end):
+    """Whether the `if` statement whose body starts at toks[i] (its body
+    ending at toks[j], an `else` branch included) holds a label or a case:
+    a jump may enter it."""
+    if j < end and toks[j][0] == "else":
+        j = _skip(toks, j + 1, end)
+    for k in range(i, min(j, end)):
+        t = toks[k][0]
+        if t in ("case", "default"):
+            return True
+        if k + 1 < end and toks[k + 1][0] == ":" and t not in _KEYWORDS and \
+                re.match(r"^[A-Za-z_]\w*$", t) and (k == 0 or toks[k - 1][0] in ";{}:"):
+            return True
+    return False
+
+
 def _skip(toks, i, end):
     """The index after the statement at toks[i], not read (a branch the
     configuration removes)."""
@@ -1363,6 +1379,10 @@ class Scan:
         if t == "if" and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
             known = _config_value(toks[i + 2:c], self.config)
+            if known is not None and _has_label(toks, c + 1, _skip(toks, c + 1, end), end):
+                # a goto (or case) may enter the branch the configuration
+                # removes: read both branches
+                known = None
             if known is not None:
                 # `if (!IS_ENABLED(CONFIG_PREEMPT_RT))`: one value on every
                 # path; the other branch is not built
@@ -2694,15 +2714,44 @@ def verdict(table):
     return next(k for k in ORDER if k in cats)
 
 
-def analyse_class(tree, klass, cache_dir=None, **kw):
-    """{class, target, verdict, sites, files, seconds} for one class."""
+# The values of CONFIG_PREEMPT_RT a class is read with when the caller
+# does not say which kernel it is for: "process" only when both say so.
+BOTH_CONFIGS = ({"CONFIG_PREEMPT_RT": False}, {"CONFIG_PREEMPT_RT": "y"})
+
+
+def config_text(config):
+    """How CONFIG reads in a verdict: `CONFIG_PREEMPT_RT=y`, `... unset`."""
+    return ", ".join(f"{k}={v}" if v else f"{k} unset" for k, v in sorted(config.items())) \
+        or "no configuration"
+
+
+def analyse_class(tree, klass, cache_dir=None, config=None, **kw):
+    """{class, target, verdict, sites, files, seconds, config} for one
+    class.  CONFIG ({CONFIG_X: "y" / "m" / False}) decides the
+    `if (IS_ENABLED(CONFIG_X))` tests it names; None: the kernel is not
+    known, the class is read with each of BOTH_CONFIGS and the result is
+    the one with the worse verdict (the first when they agree)."""
+    if config is not None:
+        return _analyse_class(tree, klass, cache_dir, dict(kw, config=config))
+    runs = [_analyse_class(tree, klass, cache_dir, dict(kw, config=c)) for c in BOTH_CONFIGS]
+    worst = min(runs, key=lambda r: ORDER.index(r["verdict"]))
+    out = dict(worst)
+    if runs[0]["verdict"] != runs[1]["verdict"]:
+        out["config"] = " / ".join(f"{r['config']}: {r['verdict']}" for r in runs)
+    else:
+        out["config"] = " and ".join(r["config"] for r in runs)
+    out["seconds"] = round(sum(r.get("seconds", 0) for r in runs), 1)
+    return out
+
+
+def _analyse_class(tree, klass, cache_dir, kw):
     t0 = time.monotonic()
     tgt = target_for(klass)
     if tgt is None:
         return {"class": klass, "target": None, "verdict": "unknown", "sites": [],
                 "reason": "no static binding: the class name does not say which lock"
                           " expression it is (add it to lockscan.CATALOG)",
-                "files": 0, "seconds": 0.0}
+                "files": 0, "seconds": 0.0, "config": config_text(kw["config"])}
     ident = tree.ident()
     cpath = None
     if cache_dir and ident:
@@ -2721,7 +2770,7 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
     out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
            "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
            "struct": tgt.struct, "excluded": an.excluded,
-           "files": an.files_read,
+           "files": an.files_read, "config": config_text(kw["config"]),
            "seconds": round(time.monotonic() - t0, 1)}
     if an.timed_out:
         out["reason"] = (f"the caller walk ran out of its {an.max_seconds} s: sites whose"
@@ -2760,7 +2809,8 @@ def site_table(res, width=None):
 
     lines = wrap(f"{res['class']} ({res.get('target') or 'unbound'}): {res['verdict']},"
                  f" {len(res['sites'])} sites, {res.get('files', 0)} files read,"
-                 f" {res.get('seconds', 0)} s", "")
+                 f" {res.get('seconds', 0)} s"
+                 + (f"; {res['config']}" if res.get("config") else ""), "")
     if res.get("reason"):
         lines += wrap(res["reason"], "  ")
     if res.get("wrappers"):

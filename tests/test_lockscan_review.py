@@ -632,3 +632,26 @@ def test_the_advisor_reads_the_variants_built_preempt_rt(tmp_path, monkeypatch):
     got = advisor.static_results(tree, ["inner_lock"],
                                  config=advisor.variant_config(str(tmp_path), "project-rt"))
     assert got["inner_lock"]["verdict"] == "atomic"
+
+
+# item 1: each case starts from the switch's entry state
+
+@pytest.mark.parametrize("body", [
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n\tcase 2:\n\t\tuse();\n\t\tbreak;\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tfallthrough;\n\tcase 2:\n\t\tuse();\n"
+    "\t\tbreak;\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\treturn 0;\n\tdefault:\n\t\tuse();\n\t\tbreak;\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n\t}\n\tuse();\n\t{\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n\tcase 2:\n\t\tswitch (x) {\n"
+    "\t\tdefault:\n\t\t\tspin_unlock(&g_lock);\n\t\t}\n\t\tbreak;\n\t}\n\tuse();\n\t{\n",
+])
+def test_a_case_starts_from_the_switchs_entry_state(tmp_path, body):
+    assert r6(tmp_path, "SYSCALL_DEFINE1(a2, int, x)\n{\n\tspin_lock(&g_lock);\n"
+              "\tswitch (x) {\n" + body + "\t}\n\treturn 0;\n}\n") == "atomic"
+
+
+def test_a_switch_whose_cases_all_release_is_process_after(tmp_path):
+    assert r6(tmp_path, "SYSCALL_DEFINE1(a2, int, x)\n{\n\tspin_lock(&g_lock);\n"
+              "\tswitch (x) {\n\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n"
+              "\tdefault:\n\t\tspin_unlock(&g_lock);\n\t}\n\tuse();\n\treturn 0;\n}\n") \
+        == "process"

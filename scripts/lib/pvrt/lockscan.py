@@ -1027,6 +1027,24 @@ def _has_label(toks, i, j, end):
     return False
 
 
+def _has_default(toks, i):
+    """Whether the switch body at toks[i] has a default label of its own
+    (not one of a switch nested in it)."""
+    if toks[i][0] != "{":
+        return False
+    end = _match(toks, i)
+    k = i + 1
+    while k < end:
+        t = toks[k][0]
+        if t == "switch" and k + 1 < end and toks[k + 1][0] == "(":
+            k = _skip(toks, k, end)
+            continue
+        if t == "default" and k + 1 < end and toks[k + 1][0] == ":":
+            return True
+        k += 1
+    return False
+
+
 def _skip(toks, i, end):
     """The index after the statement at toks[i], not read (a branch the
     configuration removes)."""
@@ -1365,6 +1383,11 @@ class Scan:
                     and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
                 # after a return, goto, break or continue only the gotos reach here
                 st = self.labels[lab].copy()
+            if term and lab in ("case", "default"):
+                # after a break or return only the switch reaches a case
+                sw = self._switch_entry()
+                if sw is not None:
+                    st = sw.copy()
             j, st, term = self._stmt(toks, j, end, st)
         for kinds in guards:
             st.release(kinds)
@@ -1441,7 +1464,10 @@ class Scan:
             if t == "switch":
                 self._expr(toks, i + 2, c, st)
                 j, s_body = self._loop(toks, c + 1, end, st, switch=True)
-                return j, st.merge(s_body), False
+                if s_body is None:
+                    # a default and every case returns
+                    return j, st, True
+                return j, s_body, False
             cond, incr = toks[i + 2:c], None
             if t == "for":
                 parts = _split_top(cond, ";")
@@ -1485,6 +1511,9 @@ class Scan:
                 return j, st, True
             return j, s_after, False
         if t in ("case", "default"):
+            sw = self._switch_entry()
+            if sw is not None:
+                st = st.merge(sw)
             j = i
             while j < end and toks[j][0] != ":":
                 j += 1
@@ -1616,6 +1645,12 @@ class Scan:
             frame = {"break": None, "continue": None, "switch": switch}
             exits = []
             s = x.copy()
+            if switch:
+                # each case starts from here; without a default, the
+                # switch may run no case at all
+                frame["entry"] = s.copy()
+                if not _has_default(toks, i):
+                    exits.append(s.copy())
             if cond is not None and not post:
                 s, s_out = self._test(cond, s)
                 exits.append(s_out)
@@ -1664,6 +1699,11 @@ class Scan:
         for e in exits[1:]:
             out = out.merge(e)
         return j, out
+
+    def _switch_entry(self):
+        """The state the innermost switch was entered with, or None."""
+        fr = next((x for x in reversed(self.loops) if x["switch"]), None)
+        return None if fr is None else fr["entry"]
 
     def _failure(self, val):
         """Whether `return VAL` is a failure return, for a wrapper's net

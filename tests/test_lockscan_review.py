@@ -655,3 +655,20 @@ def test_a_switch_whose_cases_all_release_is_process_after(tmp_path):
               "\tswitch (x) {\n\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n"
               "\tdefault:\n\t\tspin_unlock(&g_lock);\n\t}\n\tuse();\n\treturn 0;\n}\n") \
         == "process"
+
+
+# item 2: a macro that takes a lock, tested by an if
+
+@pytest.mark.parametrize("mac", ["#define my_lock(l) spin_trylock(l)\n",
+                                 "#define my_lock(l) ({ spin_lock(l); 1; })\n"])
+def test_a_macro_that_takes_a_lock_holds_it_in_the_if_testing_it(tmp_path, mac):
+    assert r6(tmp_path, mac + """\
+    SYSCALL_DEFINE0(f1)
+    {
+    \tif (my_lock(&g_lock)) {
+    \t\tuse();
+    \t\tspin_unlock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """) == "atomic"

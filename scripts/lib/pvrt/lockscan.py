@@ -1302,6 +1302,11 @@ class Scan:
         if self.f.macro:
             self._expr(toks, 0, len(toks), st)
             self.end_state = st
+            # no return values: what it takes may be held whichever way an
+            # `if (my_trylock(l))` goes
+            held = sorted(k for k, n in st.held.items() if n > 0 and k != "self"
+                          and not k.startswith("id:"))
+            self.cond_rel = ([], [], held, list(held))
             return self
         # twice: the second pass knows what every goto, backward ones
         # included, carries to its label

@@ -672,3 +672,36 @@ def test_a_macro_that_takes_a_lock_holds_it_in_the_if_testing_it(tmp_path, mac):
     \treturn 0;
     }
     """) == "atomic"
+
+
+# item 5: a conditional alias after another declarator
+
+R6_FOO = """\
+    struct foo {
+    \tspinlock_t mylock;
+    };
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(plain, struct foo *, a)
+    {
+    \tspin_lock(&a->mylock);
+    \tspin_unlock(&a->mylock);
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("decl", ["spinlock_t *l = c ? &a->mylock : &b->mylock;",
+                                  "spinlock_t *m = NULL, *l = c ? &a->mylock : &b->mylock;"])
+def test_every_declarator_before_a_conditional_alias_is_read(tmp_path, decl):
+    assert r6(tmp_path, {"kernel/a.c": R6_FOO + """\
+    SYSCALL_DEFINE3(r7, struct foo *, a, struct foo *, b, int, c)
+    {
+    \t""" + decl + """
+
+    \tspin_lock(&g_lock);
+    \tspin_lock(l);
+    \tspin_unlock(l);
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """}, "&a->mylock") == "atomic"

@@ -1772,8 +1772,8 @@ class Scan:
         self._expr1(toks, i, end, st)
 
     def _alias_whole(self, toks, i, end, stop):
-        """An alias `p = RHS` whose `=` is before STOP in TOKS[I:END], RHS
-        read up to a comma outside brackets."""
+        """Each alias `p = RHS` whose `=` is before STOP in TOKS[I:END], RHS
+        read up to a comma outside brackets (`*m = NULL, *l = c ? ...`)."""
         depth = 0
         for j in range(i, stop):
             t = toks[j][0]
@@ -1790,7 +1790,6 @@ class Scan:
                 rhs = text_of(toks[j + 1:k])
                 if rhs and self._binds(rhs):
                     self.aliases.add(toks[j - 1][0])
-                return
 
     @staticmethod
     def _assign(st, new):

@@ -705,3 +705,43 @@ def test_every_declarator_before_a_conditional_alias_is_read(tmp_path, decl):
     \treturn 0;
     }
     """}, "&a->mylock") == "atomic"
+
+
+# item 6: a macro argument the pass cannot prove unchanged
+
+def r6_step(mac, call="step(p);"):
+    return R6_USE + mac + """\
+    struct foo { spinlock_t lock; struct foo *next; };
+    SYSCALL_DEFINE1(a3, struct foo *, f)
+    {
+    \tstruct foo *p = f->next;
+
+    \tspin_lock(&p->lock);
+    \t""" + call + """
+    \tspin_lock(&p->lock);
+    \tspin_unlock(&p->lock);
+    \tuse();
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("mac", ["#define step(q) (q) = 0\n",
+                                 "#define step(q) ((q) = (q)->next)\n",
+                                 "#define step(q) other((q))\n"])
+def test_a_macro_body_that_assigns_its_parenthesized_parameter(tmp_path, mac):
+    """(b): `(q) = ...` at the start of the body."""
+    assert r6(tmp_path, r6_step(mac)) == "atomic"
+
+
+def test_a_macro_argument_and_only_unreachable_functions_of_its_name(tmp_path):
+    """(a): a static function of another file, or one architecture's
+    function called from generic code, says nothing of the macro the
+    call may be."""
+    fn = "/* inner_lock */\n%sstatic void step(struct foo *f)\n{\n\tother(f);\n}\n"
+    assert r6(tmp_path / "a", {"kernel/a.c": r6_step(""), "kernel/b.c": fn % ""}) == "atomic"
+    assert r6(tmp_path / "b", {"kernel/a.c": r6_step(""),
+                               "arch/x86/kernel/b.c": (fn % "").replace("static ", "")}) \
+        == "atomic"
+    # the function of the caller's own file is the one called: a copy
+    assert r6(tmp_path / "c", {"kernel/a.c": (fn % "") + r6_step("")}) == "process"

@@ -2011,7 +2011,8 @@ class Scan:
         may (three levels; deeper: may).  A function's argument is a copy."""
         name, idx = _callee(toks, i), 0
         if not name:
-            return False
+            # a macro body's `(p) ...` the loop below did not place
+            return depth > 0
         if _MAY_ASSIGN.match(name):
             return True
         d = 0
@@ -2025,7 +2026,10 @@ class Scan:
             elif toks[j] == "," and d == 0:
                 idx += 1
         defs = self.defs(name)
-        if not defs:
+        if not defs or (arch_of(self.f.path) is None and
+                        all(arch_of(d.path) is not None for d in defs)):
+            # no definition this call reaches was read, or only some
+            # architectures' (another's may be a macro)
             return True
         for f in defs:
             if not f.macro:
@@ -2038,9 +2042,14 @@ class Scan:
             for k, t in enumerate(body):
                 if t != p or (k and body[k - 1] in (".", "->")):
                     continue
-                prev = body[k - 1] if k else ""
-                nxt = body[k + 1] if k + 1 < len(body) else ""
-                nxt2 = body[k + 2] if k + 2 < len(body) else ""
+                a, b = k - 1, k + 1
+                while a >= 0 and b < len(body) and body[a] == "(" and body[b] == ")" and \
+                        (a == 0 or not re.match(r"^\w+$", body[a - 1])):
+                    # `(p) = ...`: the parentheses around it
+                    a, b = a - 1, b + 1
+                prev = body[a] if a >= 0 else ""
+                nxt = body[b] if b < len(body) else ""
+                nxt2 = body[b + 1] if b + 1 < len(body) else ""
                 if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
                         (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
                     return True
@@ -2274,11 +2283,12 @@ class Analysis:
         self._effect_memo[key] = w
         return w
 
-    def _candidates(self, name, path):
-        """The definitions of NAME a call from PATH can reach (effect_of())."""
+    def _candidates(self, name, path, reachable=False):
+        """The definitions of NAME a call from PATH can reach (effect_of());
+        none reachable: every one read, or none when REACHABLE."""
         defs = self.by_name.get(name, [])
         cands = [d for d in defs if d.path == path]
-        if any(t == "__weak" for d in cands for t, _l in d.head):
+        if any(t in ("__weak", "weak") for d in cands for t, _l in d.head):
             # a __weak definition is the one called unless another
             # file's overrides it
             cands = []
@@ -2287,7 +2297,7 @@ class Analysis:
             cands = [d for d in defs
                      if (not d.static or d.path.endswith(".h") or self._one_unit(d.path, path))
                      and arch_compatible(a, arch_of(d.path))]
-        return cands or defs
+        return cands if reachable else cands or defs
 
     @staticmethod
     def _noreturn_key(f, sc):
@@ -2312,7 +2322,7 @@ class Analysis:
                 f, self.t, self.wrappers, None, self.noreturn,
                 lambda n, p=f.path: self.effect_of(n, p),
                 lambda n, k, p=f.path: self.acq_groups(n, p, k), self.config,
-                lambda n: self.by_name.get(n, [])).run()
+                lambda n, p=f.path: self._candidates(n, p, reachable=True)).run()
         return sc
 
     def sites(self):

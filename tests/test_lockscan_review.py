@@ -745,3 +745,25 @@ def test_a_macro_argument_and_only_unreachable_functions_of_its_name(tmp_path):
         == "atomic"
     # the function of the caller's own file is the one called: a copy
     assert r6(tmp_path / "c", {"kernel/a.c": (fn % "") + r6_step("")}) == "process"
+
+
+# item 7: a loop macro whose body is one statement without braces
+
+@pytest.mark.parametrize("body", ["\t\tgrab();\n", "\t{\n\t\tgrab();\n\t}\n",
+                                  "\t\tif (n)\n\t\t\tgrab();\n\t\telse\n\t\t\tn++;\n"])
+def test_a_loop_macro_without_braces_goes_round(tmp_path, body):
+    assert r6(tmp_path, """\
+    static void grab(void)
+    {
+    \tuse();
+    \tspin_lock(&g_lock);
+    }
+    SYSCALL_DEFINE1(d1, int, n)
+    {
+    \tint i;
+
+    \tfor_each_possible_cpu(i)
+    """ + body + """\
+    \treturn 0;
+    }
+    """) == "atomic"

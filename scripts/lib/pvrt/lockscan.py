@@ -1045,10 +1045,27 @@ def _has_default(toks, i):
     return False
 
 
+def _loop_macro_body(toks, i, end):
+    """The index of the body of a loop macro without braces at toks[i]
+    (`for_each_possible_cpu(i) grab();`: a call followed directly by a
+    statement), else None."""
+    t = toks[i][0]
+    if not re.match(r"^[A-Za-z_]\w*$", t) or t in _KEYWORDS or i + 1 >= end or \
+            toks[i + 1][0] != "(":
+        return None
+    m = _match(toks, i + 1) + 1
+    if m < end and re.match(r"^[A-Za-z_]\w*$", toks[m][0]):
+        return m
+    return None
+
+
 def _skip(toks, i, end):
     """The index after the statement at toks[i], not read (a branch the
     configuration removes)."""
     t = toks[i][0]
+    m = _loop_macro_body(toks, i, end)
+    if m is not None:
+        return _skip(toks, m, end)
     if t == "{":
         return _match(toks, i) + 1
     if t == ";":
@@ -1529,6 +1546,13 @@ class Scan:
             if t in self.labels:
                 st = st.merge(self.labels[t])
             return i + 2, st, False
+        m = _loop_macro_body(toks, i, end)
+        if m is not None:
+            # a loop macro whose body is one statement:
+            # for_each_possible_cpu(i)\n\t\tgrab();
+            self._expr(toks, i, m, st)
+            k, out = self._loop(toks, m, end, st)
+            return k, out, False
         # expression statement (return, goto, break: terminating)
         j = i
         while j < end and toks[j][0] != ";":

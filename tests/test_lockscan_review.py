@@ -767,3 +767,9 @@ def test_a_loop_macro_without_braces_goes_round(tmp_path, body):
     \treturn 0;
     }
     """) == "atomic"
+
+
+def test_a_macro_body_that_hands_its_parameter_to_asm(tmp_path):
+    """An asm output `"=r"(q)`: the parenthesized parameter is an
+    argument of no function, and may be written."""
+    assert r6(tmp_path, r6_step('#define step(q) asm volatile("" : "=r"(q))\n')) == "atomic"

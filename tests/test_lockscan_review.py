@@ -773,3 +773,42 @@ def test_a_macro_body_that_hands_its_parameter_to_asm(tmp_path):
     """An asm output `"=r"(q)`: the parenthesized parameter is an
     argument of no function, and may be written."""
     assert r6(tmp_path, r6_step('#define step(q) asm volatile("" : "=r"(q))\n')) == "atomic"
+
+
+# item 8: cases for the rules the review's mutants removed unseen
+
+@pytest.mark.parametrize("mac", ["#define step(q) q += 1\n", "#define step(q) q <<= 1\n",
+                                 "#define step(q) other(&q)\n", "#define step(q) ++q\n",
+                                 "#define step(q) q--\n",
+                                 "#define step(q) inner(q, 0)\n#define inner(a, b) a = b\n"])
+def test_a_macro_body_that_changes_its_parameter(tmp_path, mac):
+    """A compound assignment, its address, ++/--, or handed bare to a
+    macro that assigns it."""
+    assert r6(tmp_path, r6_step(mac)) == "atomic"
+
+
+def test_a_decided_if_skips_its_else_and_is_reachable_m_is_undecided(tmp_path):
+    # PREEMPT_RT unset: the else is not built
+    assert r6(tmp_path / "a", """\
+    SYSCALL_DEFINE1(e, int, x)
+    {
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tx++;
+    \telse
+    \t\tspin_lock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "process"
+    # IS_REACHABLE() of a module: depends on who asks, both branches
+    body = """\
+    SYSCALL_DEFINE1(e, int, x)
+    {
+    \tif (IS_REACHABLE(CONFIG_FOO))
+    \t\tspin_lock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """
+    assert r6(tmp_path / "b", body, config={"CONFIG_FOO": "m"}) == "atomic"
+    assert r6(tmp_path / "c", body, config={"CONFIG_FOO": False}) == "process"

@@ -812,3 +812,24 @@ def test_a_decided_if_skips_its_else_and_is_reachable_m_is_undecided(tmp_path):
     """
     assert r6(tmp_path / "b", body, config={"CONFIG_FOO": "m"}) == "atomic"
     assert r6(tmp_path / "c", body, config={"CONFIG_FOO": False}) == "process"
+
+
+@pytest.mark.parametrize("then", ["\t\tx++;\n", "\t\tdo\n\t\t\tx++;\n\t\twhile (x);\n"])
+def test_a_decided_false_if_reads_its_else_as_a_statement(tmp_path, then):
+    """PREEMPT_RT unset: the else is the built branch, its `for (;;)`
+    left by the break alone; a removed do-while is skipped whole."""
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(e, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    """ + then + """\
+    \telse
+    \t\tfor (;;) {
+    \t\t\tspin_unlock(&g_lock);
+    \t\t\tbreak;
+    \t\t}
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "process"

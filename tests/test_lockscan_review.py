@@ -833,3 +833,19 @@ def test_a_decided_false_if_reads_its_else_as_a_statement(tmp_path, then):
     \treturn 0;
     }
     """, config=lockscan.PROJECT_CONFIG) == "process"
+
+
+def test_a_label_right_after_the_removed_ifs_condition(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(a1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\tgoto out;
+    \tspin_unlock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    out:\tx++;
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"

@@ -1022,7 +1022,8 @@ def _has_label(toks, i, j, end):
         if t in ("case", "default"):
             return True
         if k + 1 < end and toks[k + 1][0] == ":" and t not in _KEYWORDS and \
-                re.match(r"^[A-Za-z_]\w*$", t) and (k == 0 or toks[k - 1][0] in ";{}:"):
+                re.match(r"^[A-Za-z_]\w*$", t) and \
+                (k == 0 or toks[k - 1][0] in (";", "{", "}", ":", ")", "else")):
             return True
     return False
 

@@ -849,3 +849,25 @@ def test_a_label_right_after_the_removed_ifs_condition(tmp_path):
     \treturn 0;
     }
     """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+# item 10: __attribute__((weak)) is __weak
+
+@pytest.mark.parametrize("weak", ["__weak", "__attribute__((weak))"])
+def test_a_weak_definition_of_the_callers_file_is_overridden(tmp_path, weak):
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + "    void " + weak + """ grab(void)
+    {
+    }
+    SYSCALL_DEFINE0(w)
+    {
+    \tgrab();
+    \tuse();
+    \treturn 0;
+    }
+    """, "kernel/b.c": """\
+    /* inner_lock: a file the pass reads */
+    void grab(void)
+    {
+    \tpreempt_disable();
+    }
+    """}) == "atomic"

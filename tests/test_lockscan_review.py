@@ -871,3 +871,17 @@ def test_a_weak_definition_of_the_callers_file_is_overridden(tmp_path, weak):
     \tpreempt_disable();
     }
     """}) == "atomic"
+
+
+def test_the_advisors_note_names_the_configuration(tmp_path):
+    tree = tree_of(tmp_path, {"kernel/a.c": R6_USE + """\
+    SYSCALL_DEFINE0(p)
+    {
+    \tuse();
+    \treturn 0;
+    }
+    """})
+    res = lockscan.analyse_class(tree, "inner_lock")
+    assert advisor.static_verdict(res)[1] == (
+        "static: all 1 sites in process context (CONFIG_PREEMPT_RT unset and"
+        " CONFIG_PREEMPT_RT=y)")

@@ -278,6 +278,8 @@ def static_verdict(res):
         return "unknown", "static pass not run for this class", []
     sites = res.get("sites", [])
     v = res.get("verdict", "unknown")
+    # the configuration the IS_ENABLED() tests were read with
+    cfg = f" ({res['config']})" if res.get("config") else ""
     if v == "atomic":
         dec = [r for r in sites if r["context"] == "atomic"]
         return "unsafe", f"static: {len(dec)} of {len(sites)} sites in atomic context", dec
@@ -289,9 +291,9 @@ def static_verdict(res):
     if v == "rcu":
         dec = [r for r in sites if r["context"] == "rcu"]
         return "ok", (f"static: all {len(sites)} sites in process context or plain RCU"
-                      " readers (needs the rtlock-style wait)"), dec
+                      f" readers (needs the rtlock-style wait){cfg}"), dec
     if v == "process":
-        return "ok", f"static: all {len(sites)} sites in process context", []
+        return "ok", f"static: all {len(sites)} sites in process context{cfg}", []
     return "unknown", f"static: unrecognised verdict {v!r}", sites
 
 

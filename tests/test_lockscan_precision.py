@@ -7,6 +7,8 @@ the 6.12 sources, cut down to what decides it."""
 import re
 import textwrap
 
+import pytest
+
 from pvrt import lockscan
 from test_lockscan_review import tree_of  # the same excerpt-tree helper
 
@@ -1096,6 +1098,10 @@ def test_need_seqretry_means_the_seqlock_was_not_taken(tmp_path):
     tree = tree_of(tmp_path, {"kernel/sys.c": """\
         static DEFINE_SPINLOCK(use_lock);
 
+        static void sum(struct signal_struct *sig)
+        {
+        }
+
         SYSCALL_DEFINE2(getrusage, struct task_struct *, p, int, who)
         {
         \tstruct signal_struct *sig = p->signal;
@@ -1380,3 +1386,361 @@ def test_a_loop_body_sees_what_the_previous_iteration_left_held(tmp_path):
     \treturn 0;
     }
     """}) == {"use": "atomic"}
+
+
+# advisor-fix5: the pass never answers "process" wrongly (review of fix4)
+
+def fix5_sites(tmp_path, files, klass="inner_lock"):
+    """[(function, line, context)] of every site: a duplicated or lost site
+    fails too."""
+    res = lockscan.analyse_class(tree_of(tmp_path, files), klass)
+    return [(r["function"], r["line"], r["context"]) for r in res["sites"]]
+
+
+FIX5_FOO = """\
+    struct foo {
+    \tspinlock_t mylock;
+    };
+    SYSCALL_DEFINE1(plain, struct foo *, a)
+    {
+    \tspin_lock(&a->mylock);
+    \tspin_unlock(&a->mylock);
+    \treturn 0;
+    }
+    DEFINE_SPINLOCK(g_lock);
+    """
+
+
+def test_a_pointer_set_by_a_conditional_expression_is_an_alias(tmp_path):
+    """`l = c ? &a->mylock : &b->mylock`: spin_lock(l) is a site."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX5_FOO + """\
+    SYSCALL_DEFINE3(r7, struct foo *, a, struct foo *, b, int, c)
+    {
+    \tspinlock_t *l = c ? &a->mylock : &b->mylock;
+
+    \tspin_lock(&g_lock);
+    \tspin_lock(l);
+    \tspin_unlock(l);
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """}, "&a->mylock") == [("SYSCALL_DEFINE1", 6, "process"),
+                            ("SYSCALL_DEFINE3", 16, "atomic")]
+
+
+def test_is_enabled_ifs_are_read_with_the_project_configuration(tmp_path):
+    """6.12's ptrace_stop(): `if (!IS_ENABLED(CONFIG_PREEMPT_RT))` before
+    preempt_disable() and before preempt_enable_no_resched() is one value
+    on every path (PREEMPT_RT is unset in the project configuration); an
+    option the pass has no value for still reads both branches."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    static void stop(void)
+    {
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tpreempt_disable();
+    \tother();
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tpreempt_enable_no_resched();
+    \tschedule();
+    }
+    SYSCALL_DEFINE0(r10)
+    {
+    \tstop();
+    \tuse();
+    \treturn 0;
+    }
+    """}) == [("use", 4, "process")]
+    assert fix5_sites(tmp_path / "b", {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE0(r10)
+    {
+    \tif (IS_ENABLED(CONFIG_FOO) && !IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tpreempt_disable();
+    \tuse();
+    \tif (IS_ENABLED(CONFIG_FOO))
+    \t\tpreempt_enable();
+    \treturn 0;
+    }
+    """}) == [("use", 4, "atomic")]
+
+
+FIX5_R1 = """\
+    DEFINE_SPINLOCK(g_lock);
+    void arch_enter(void)
+    {
+    \tspin_lock(&g_lock);
+    }
+    void __weak arch_leave(void)
+    {
+    \tspin_unlock(&g_lock);
+    }
+    SYSCALL_DEFINE0(r1)
+    {
+    \tarch_enter();
+    \tarch_leave();
+    \tuse();
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("x86", ["", "\tother();\n"])
+def test_a_generic_acquisition_is_every_architectures(tmp_path, x86):
+    """A generic arch_enter() takes g_lock on every architecture; x86's
+    arch_leave() (a stub, or not) keeps it: held at use() there."""
+    assert fix5_sites(tmp_path, {
+        "kernel/a.c": FIX4_USE + FIX5_R1,
+        "arch/x86/kernel/d.c": "/* inner_lock */\nvoid arch_leave(void)\n{\n" + x86 + "}\n",
+    }) == [("use", 4, "atomic")]
+
+
+def test_a_definition_that_keeps_the_lock_disputes_a_release_on_true(tmp_path):
+    """riscv's arch_drop() drops g_lock on its true returns, x86's keeps
+    it: in `if (arch_drop(x))` the lock is still held on x86."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(r6, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (arch_drop(x)) {
+    \t\tuse();
+    \t\treturn 0;
+    \t}
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """, "arch/riscv/kernel/d.c": """\
+    /* inner_lock */
+    bool arch_drop(int x)
+    {
+    \tif (x) {
+    \t\tspin_unlock(&g_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    bool arch_drop(int x)
+    {
+    \treturn other(x);
+    }
+    """}) == [("use", 4, "atomic")]
+
+
+def test_a_lock_held_on_some_returns_is_an_acquisition_of_that_arch(tmp_path):
+    """x86's arch_enter() keeps x_lock on its false return only: powerpc's
+    arch_leave() dropping its own lock does not drop x86's."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE0(r9)
+    {
+    \tarch_enter();
+    \tarch_leave();
+    \tuse();
+    \treturn 0;
+    }
+    """, "arch/powerpc/kernel/d.c": """\
+    /* inner_lock */
+    DEFINE_SPINLOCK(pp_lock);
+    void arch_enter(void)
+    {
+    \tspin_lock(&pp_lock);
+    }
+    void arch_leave(void)
+    {
+    \tspin_unlock(&pp_lock);
+    }
+    """, "arch/x86/kernel/d.c": """\
+    /* inner_lock */
+    DEFINE_SPINLOCK(x_lock);
+    bool arch_enter(void)
+    {
+    \tspin_lock(&x_lock);
+    \tif (other()) {
+    \t\tspin_unlock(&x_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    void arch_leave(void)
+    {
+    \tother();
+    }
+    """}) == [("use", 4, "atomic")]
+
+
+def test_a_tree_function_named_trylock_is_read_once(tmp_path):
+    """foo_trylock() returns true with g_lock held: its else branch holds
+    no g_lock (not minus one), and h_lock is held at use()."""
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    DEFINE_SPINLOCK(g_lock);
+    DEFINE_SPINLOCK(h_lock);
+    static bool foo_trylock(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\treturn true;
+    \tspin_unlock(&g_lock);
+    \treturn false;
+    }
+    SYSCALL_DEFINE1(r12, int, x)
+    {
+    \tif (foo_trylock(x)) {
+    \t\tspin_unlock(&g_lock);
+    \t} else {
+    \t\tspin_lock(&h_lock);
+    \t\tuse();
+    \t\tspin_unlock(&h_lock);
+    \t}
+    \treturn 0;
+    }
+    """}) == [("use", 4, "atomic")]
+
+
+def test_a_lower_case_macro_changes_the_locked_pointer(tmp_path):
+    """skb_queue_walk(q, skb) assigns skb: its definition is not read (the
+    pass cannot tell), and a macro read whose body assigns the parameter
+    changes it too; a function's argument is a copy."""
+    body = """\
+    SYSCALL_DEFINE1(r4, struct sk_buff_head *, q)
+    {
+    \tstruct sk_buff *skb = q->next;
+
+    \tspin_lock(&skb->lock);
+    \t%s(q, skb) {
+    \t\tspin_lock(&skb->lock);
+    \t\tspin_unlock(&skb->lock);
+    \t\tuse();
+    \t}
+    \treturn 0;
+    }
+    """
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + body % "skb_queue_walk"}) == \
+        [("use", 4, "atomic")]
+    walk = "#define my_walk(queue, s) for (s = (queue)->next; s; s = s->next)\n"
+    assert fix5_sites(tmp_path / "b", {"kernel/a.c": FIX4_USE + walk + body % "my_walk"}) \
+        == [("use", 4, "atomic")]
+    func = "static void my_walk(struct sk_buff_head *q, struct sk_buff *s)\n{\n}\n"
+    func_body = body.replace("%s(q, skb) {", "%s(q, skb);\n\t{")
+    assert fix5_sites(tmp_path / "c", {"kernel/a.c": FIX4_USE + func + func_body % "my_walk"}) \
+        == [("use", 4, "process")]
+
+
+@pytest.mark.parametrize("loop", [
+    # the condition runs again after the body took g_lock
+    "static int more(void)\n{\n\tuse();\n\treturn 1;\n}\n"
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\twhile (more()) {\n\t\tspin_lock(&g_lock);\n\t}\n",
+    # so does the increment
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\tfor (x = 0; x < 4; x++, use())\n\t\tspin_lock(&g_lock);\n",
+    # a continue inside a switch goes round the loop, not out of the switch
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\tfor (;;) {\n\t\tif (done(x))\n\t\t\tbreak;\n\t\tuse();\n\t\tspin_lock(&g_lock);\n"
+    "\t\tswitch (x) {\n\t\tcase 1:\n\t\t\tcontinue;\n\t\t}\n\t\tspin_unlock(&g_lock);\n\t}\n",
+    # preemption is disabled at use() from the third iteration on
+    "SYSCALL_DEFINE1(r2, int, x)\n{\n"
+    "\tfor (x = 0; x < 4; x++) {\n\t\tpreempt_enable();\n\t\tuse();\n"
+    "\t\tpreempt_disable();\n\t\tpreempt_disable();\n\t}\n",
+])
+def test_a_loop_is_read_until_its_entry_state_settles(tmp_path, loop):
+    assert fix5_sites(tmp_path, {"kernel/a.c": textwrap.dedent(FIX4_USE) + """\
+DEFINE_SPINLOCK(g_lock);
+""" + loop + """\
+\treturn 0;
+}
+"""}) == [("use", 4, "atomic")]
+
+
+def test_nested_loops_that_change_nothing_are_read_once(tmp_path, monkeypatch):
+    """Twelve nested loops whose bodies hold nothing more at their end:
+    each body is read once per reading of the loop around it, not 2^12
+    times."""
+    body = "use();\n"
+    for d in range(12):
+        body = "while (more(%d)) {\n%s}\n" % (d, body)
+    reads = []
+    orig = lockscan.Scan._stmt
+
+    def counting(self, toks, i, end, st):
+        reads.append(i)
+        return orig(self, toks, i, end, st)
+    monkeypatch.setattr(lockscan.Scan, "_stmt", counting)
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + "SYSCALL_DEFINE0(n)\n{\n" + body +
+                                 "return 0;\n}\n"}) == [("use", 4, "process")]
+    assert len(reads) < 400, len(reads)
+
+
+FIX5_DROP = """\
+    DEFINE_SPINLOCK(g_lock);
+    static int drop(void)
+    {
+    \tspin_unlock(&g_lock);
+    \treturn 1;
+    }
+    static bool busy(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x) {
+    \t\tspin_unlock(&g_lock);
+    \t\treturn true;
+    \t}
+    \treturn false;
+    }
+    static int take(int x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\treturn 1;
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("body, context", [
+    # a ?: arm may not run: its release does not count after it
+    ("\tspin_lock(&g_lock);\n\tr = x ? drop() : 0;\n\tuse();\n", "atomic"),
+    # nor does the second operand of ||
+    ("\tspin_lock(&g_lock);\n\tif (x || drop())\n\t\tuse();\n", "atomic"),
+    # busy() keeps g_lock on its false return only: its true branch holds
+    # nothing (the precise side)
+    ("\tif (busy(x)) {\n\t\tuse();\n\t} else {\n\t\tspin_unlock(&g_lock);\n\t}\n",
+     "process"),
+    ("\tif (!busy(x))\n\t\tspin_unlock(&g_lock);\n\telse\n\t\tuse();\n", "process"),
+    ("\tif (!busy(x))\n\t\tuse();\n", "atomic"),
+    # take() keeps it on its true return only: its false branch holds none
+    ("\tif (take(x))\n\t\tspin_unlock(&g_lock);\n\telse\n\t\tuse();\n", "process"),
+    ("\tif (take(x))\n\t\tuse();\n", "atomic"),
+    # a loop that takes more than it drops settles (the count is many)
+    ("\tfor (x = 0; x < r; x++)\n\t\trcu_read_lock();\n\tuse();\n", "rcu"),
+])
+def test_what_a_condition_runs_and_implies(tmp_path, body, context):
+    assert fix5_sites(tmp_path, {"kernel/a.c": FIX4_USE + FIX5_DROP + """\
+    SYSCALL_DEFINE1(r11, int, x)
+    {
+    \tint r = 0;
+
+    """ + body + """\
+    \treturn r;
+    }
+    """}) == [("use", 4, context)]
+
+
+def test_a_loop_that_does_not_settle_makes_what_follows_unknown(tmp_path, monkeypatch):
+    """Read twice only, a loop whose count still grows has not settled:
+    use() after it is unknown, not the "rcu" of its last reading."""
+    monkeypatch.setattr(lockscan, "LOOP_READINGS", 2)
+    res = lockscan.analyse_class(tree_of(tmp_path, {"kernel/a.c": FIX4_USE + """\
+    SYSCALL_DEFINE1(r, int, n)
+    {
+    \tint x;
+
+    \tfor (x = 0; x < n; x++)
+    \t\trcu_read_lock();
+    \tuse();
+    \treturn 0;
+    }
+    """}), "inner_lock")
+    (site,) = res["sites"]
+    assert (site["context"], site["reason"]) == \
+        ("unknown", "a loop the pass did not settle in 2 readings (line 12)")

@@ -473,18 +473,19 @@ def test_the_cache_survives_corruption_and_keys_on_the_pass(tmp_path):
     subprocess.run(["git", "-C", str(src), "-c", "user.name=t", "-c", "user.email=t@t",
                     "commit", "-qm", "t"], check=True)
     cache = tmp_path / "cache"
-    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+    one = lockscan.PROJECT_CONFIG     # one configuration, one entry
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one)["verdict"] == \
         "process"
     files = list(cache.iterdir())
     assert len(files) == 1 and not list(cache.glob("*.tmp"))
     files[0].write_text("{ truncated")
-    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache))["verdict"] == \
+    assert lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one)["verdict"] == \
         "process"
     # other limits, another entry
-    lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_depth=2)
+    lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one, max_depth=2)
     assert len(list(cache.iterdir())) == 2
     # a walk cut off by the wall clock is not cached
-    res = lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), max_seconds=-1)
+    res = lockscan.analyse_class(tree, "c_lock", cache_dir=str(cache), config=one, max_seconds=-1)
     assert "ran out" in res["reason"]
     assert len(list(cache.iterdir())) == 2
 
@@ -535,3 +536,352 @@ def test_a_static_function_of_an_included_c_file(tmp_path):
     res = lockscan.analyse_class(tree, "i_lock2")
     assert res["verdict"] == "atomic"
     assert res["sites"][0]["chain"][1].startswith("SYSCALL_DEFINE0 (kernel/sched/build_policy")
+
+
+# round 6 (issue 20): a wrong "process" is the one answer the pass must not give
+
+R6_USE = """\
+    static DEFINE_SPINLOCK(inner_lock);
+    DEFINE_SPINLOCK(g_lock);
+    static void use(void)
+    {
+    \tspin_lock(&inner_lock);
+    \tspin_unlock(&inner_lock);
+    }
+    """
+
+
+def r6(tmp_path, body, klass="inner_lock", **kw):
+    """The verdict of KLASS in a tree of kernel/a.c = R6_USE + BODY (or FILES)."""
+    files = body if isinstance(body, dict) else {"kernel/a.c": R6_USE + body}
+    return lockscan.analyse_class(tree_of(tmp_path, files), klass, **kw)["verdict"]
+
+
+# item 3: a goto into a branch the configuration removes
+
+def test_a_label_in_a_branch_the_configuration_removes_is_read(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(a1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\tgoto out;
+    \tspin_unlock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    out:
+    \t\tx++;
+    \t}
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+    # the label of a backward goto in a removed else: its site is read
+    assert r6(tmp_path / "b", """\
+    SYSCALL_DEFINE1(c1, int, x)
+    {
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    \t\tx++;
+    \t} else {
+    again:
+    \t\tuse();
+    \t\treturn 0;
+    \t}
+    \tspin_lock(&g_lock);
+    \tgoto again;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+# item 4: the kernel's PREEMPT_RT, not the project's, decides IS_ENABLED()
+
+R6_RT = """\
+    SYSCALL_DEFINE0(rt)
+    {
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tspin_lock(&g_lock);
+    \tuse();
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """
+
+
+def test_is_enabled_is_read_with_the_kernels_preempt_rt(tmp_path):
+    assert r6(tmp_path / "a", R6_RT, config={"CONFIG_PREEMPT_RT": False}) == "process"
+    assert r6(tmp_path / "b", R6_RT, config={"CONFIG_PREEMPT_RT": "y"}) == "atomic"
+    # a kernel not named: both values, process only when both say so
+    res = lockscan.analyse_class(tree_of(tmp_path / "c", {"kernel/a.c": R6_USE + R6_RT}),
+                                 "inner_lock")
+    assert res["verdict"] == "atomic"
+    assert "CONFIG_PREEMPT_RT=y: atomic" in res["config"]
+    assert "CONFIG_PREEMPT_RT=y: atomic" in lockscan.site_table(res).splitlines()[0]
+
+
+def test_the_advisor_reads_the_variants_built_preempt_rt(tmp_path, monkeypatch):
+    out = tmp_path / "out" / "project-rt-lockstat"
+    out.mkdir(parents=True)
+    (out / ".config").write_text("CONFIG_PREEMPT_RT=y\n")
+    assert advisor.variant_config(str(tmp_path), "project-rt") == {"CONFIG_PREEMPT_RT": "y"}
+    (tmp_path / "out" / "project").mkdir()
+    (tmp_path / "out" / "project" / ".config").write_text("# CONFIG_PREEMPT_RT is not set\n")
+    assert advisor.variant_config(str(tmp_path), "project") == {"CONFIG_PREEMPT_RT": False}
+    assert advisor.variant_config(str(tmp_path), "rt") is None
+    tree = tree_of(tmp_path / "t", {"kernel/a.c": R6_USE + R6_RT})
+    monkeypatch.setattr(advisor.base, "cache_dir", lambda: str(tmp_path / "cache"))
+    got = advisor.static_results(tree, ["inner_lock"],
+                                 config=advisor.variant_config(str(tmp_path), "project-rt"))
+    assert got["inner_lock"]["verdict"] == "atomic"
+
+
+# item 1: each case starts from the switch's entry state
+
+@pytest.mark.parametrize("body", [
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n\tcase 2:\n\t\tuse();\n\t\tbreak;\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tfallthrough;\n\tcase 2:\n\t\tuse();\n"
+    "\t\tbreak;\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\treturn 0;\n\tdefault:\n\t\tuse();\n\t\tbreak;\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n\t}\n\tuse();\n\t{\n",
+    "\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n\tcase 2:\n\t\tswitch (x) {\n"
+    "\t\tdefault:\n\t\t\tspin_unlock(&g_lock);\n\t\t}\n\t\tbreak;\n\t}\n\tuse();\n\t{\n",
+])
+def test_a_case_starts_from_the_switchs_entry_state(tmp_path, body):
+    assert r6(tmp_path, "SYSCALL_DEFINE1(a2, int, x)\n{\n\tspin_lock(&g_lock);\n"
+              "\tswitch (x) {\n" + body + "\t}\n\treturn 0;\n}\n") == "atomic"
+
+
+def test_a_switch_whose_cases_all_release_is_process_after(tmp_path):
+    assert r6(tmp_path, "SYSCALL_DEFINE1(a2, int, x)\n{\n\tspin_lock(&g_lock);\n"
+              "\tswitch (x) {\n\tcase 1:\n\t\tspin_unlock(&g_lock);\n\t\tbreak;\n"
+              "\tdefault:\n\t\tspin_unlock(&g_lock);\n\t}\n\tuse();\n\treturn 0;\n}\n") \
+        == "process"
+
+
+# item 2: a macro that takes a lock, tested by an if
+
+@pytest.mark.parametrize("mac", ["#define my_lock(l) spin_trylock(l)\n",
+                                 "#define my_lock(l) ({ spin_lock(l); 1; })\n"])
+def test_a_macro_that_takes_a_lock_holds_it_in_the_if_testing_it(tmp_path, mac):
+    assert r6(tmp_path, mac + """\
+    SYSCALL_DEFINE0(f1)
+    {
+    \tif (my_lock(&g_lock)) {
+    \t\tuse();
+    \t\tspin_unlock(&g_lock);
+    \t}
+    \treturn 0;
+    }
+    """) == "atomic"
+
+
+# item 5: a conditional alias after another declarator
+
+R6_FOO = """\
+    struct foo {
+    \tspinlock_t mylock;
+    };
+    DEFINE_SPINLOCK(g_lock);
+    SYSCALL_DEFINE1(plain, struct foo *, a)
+    {
+    \tspin_lock(&a->mylock);
+    \tspin_unlock(&a->mylock);
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("decl", ["spinlock_t *l = c ? &a->mylock : &b->mylock;",
+                                  "spinlock_t *m = NULL, *l = c ? &a->mylock : &b->mylock;"])
+def test_every_declarator_before_a_conditional_alias_is_read(tmp_path, decl):
+    assert r6(tmp_path, {"kernel/a.c": R6_FOO + """\
+    SYSCALL_DEFINE3(r7, struct foo *, a, struct foo *, b, int, c)
+    {
+    \t""" + decl + """
+
+    \tspin_lock(&g_lock);
+    \tspin_lock(l);
+    \tspin_unlock(l);
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """}, "&a->mylock") == "atomic"
+
+
+# item 6: a macro argument the pass cannot prove unchanged
+
+def r6_step(mac, call="step(p);"):
+    return R6_USE + mac + """\
+    struct foo { spinlock_t lock; struct foo *next; };
+    SYSCALL_DEFINE1(a3, struct foo *, f)
+    {
+    \tstruct foo *p = f->next;
+
+    \tspin_lock(&p->lock);
+    \t""" + call + """
+    \tspin_lock(&p->lock);
+    \tspin_unlock(&p->lock);
+    \tuse();
+    \treturn 0;
+    }
+    """
+
+
+@pytest.mark.parametrize("mac", ["#define step(q) (q) = 0\n",
+                                 "#define step(q) ((q) = (q)->next)\n",
+                                 "#define step(q) other((q))\n"])
+def test_a_macro_body_that_assigns_its_parenthesized_parameter(tmp_path, mac):
+    """(b): `(q) = ...` at the start of the body."""
+    assert r6(tmp_path, r6_step(mac)) == "atomic"
+
+
+def test_a_macro_argument_and_only_unreachable_functions_of_its_name(tmp_path):
+    """(a): a static function of another file, or one architecture's
+    function called from generic code, says nothing of the macro the
+    call may be."""
+    fn = "/* inner_lock */\n%sstatic void step(struct foo *f)\n{\n\tother(f);\n}\n"
+    assert r6(tmp_path / "a", {"kernel/a.c": r6_step(""), "kernel/b.c": fn % ""}) == "atomic"
+    assert r6(tmp_path / "b", {"kernel/a.c": r6_step(""),
+                               "arch/x86/kernel/b.c": (fn % "").replace("static ", "")}) \
+        == "atomic"
+    # the function of the caller's own file is the one called: a copy
+    assert r6(tmp_path / "c", {"kernel/a.c": (fn % "") + r6_step("")}) == "process"
+
+
+# item 7: a loop macro whose body is one statement without braces
+
+@pytest.mark.parametrize("body", ["\t\tgrab();\n", "\t{\n\t\tgrab();\n\t}\n",
+                                  "\t\tif (n)\n\t\t\tgrab();\n\t\telse\n\t\t\tn++;\n"])
+def test_a_loop_macro_without_braces_goes_round(tmp_path, body):
+    assert r6(tmp_path, """\
+    static void grab(void)
+    {
+    \tuse();
+    \tspin_lock(&g_lock);
+    }
+    SYSCALL_DEFINE1(d1, int, n)
+    {
+    \tint i;
+
+    \tfor_each_possible_cpu(i)
+    """ + body + """\
+    \treturn 0;
+    }
+    """) == "atomic"
+
+
+def test_a_macro_body_that_hands_its_parameter_to_asm(tmp_path):
+    """An asm output `"=r"(q)`: the parenthesized parameter is an
+    argument of no function, and may be written."""
+    assert r6(tmp_path, r6_step('#define step(q) asm volatile("" : "=r"(q))\n')) == "atomic"
+
+
+# item 8: cases for the rules the review's mutants removed unseen
+
+@pytest.mark.parametrize("mac", ["#define step(q) q += 1\n", "#define step(q) q <<= 1\n",
+                                 "#define step(q) other(&q)\n", "#define step(q) ++q\n",
+                                 "#define step(q) q--\n",
+                                 "#define step(q) inner(q, 0)\n#define inner(a, b) a = b\n"])
+def test_a_macro_body_that_changes_its_parameter(tmp_path, mac):
+    """A compound assignment, its address, ++/--, or handed bare to a
+    macro that assigns it."""
+    assert r6(tmp_path, r6_step(mac)) == "atomic"
+
+
+def test_a_decided_if_skips_its_else_and_is_reachable_m_is_undecided(tmp_path):
+    # PREEMPT_RT unset: the else is not built
+    assert r6(tmp_path / "a", """\
+    SYSCALL_DEFINE1(e, int, x)
+    {
+    \tif (!IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tx++;
+    \telse
+    \t\tspin_lock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "process"
+    # IS_REACHABLE() of a module: depends on who asks, both branches
+    body = """\
+    SYSCALL_DEFINE1(e, int, x)
+    {
+    \tif (IS_REACHABLE(CONFIG_FOO))
+    \t\tspin_lock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """
+    assert r6(tmp_path / "b", body, config={"CONFIG_FOO": "m"}) == "atomic"
+    assert r6(tmp_path / "c", body, config={"CONFIG_FOO": False}) == "process"
+
+
+@pytest.mark.parametrize("then", ["\t\tx++;\n", "\t\tdo\n\t\t\tx++;\n\t\twhile (x);\n"])
+def test_a_decided_false_if_reads_its_else_as_a_statement(tmp_path, then):
+    """PREEMPT_RT unset: the else is the built branch, its `for (;;)`
+    left by the break alone; a removed do-while is skipped whole."""
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(e, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    """ + then + """\
+    \telse
+    \t\tfor (;;) {
+    \t\t\tspin_unlock(&g_lock);
+    \t\t\tbreak;
+    \t\t}
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "process"
+
+
+def test_a_label_right_after_the_removed_ifs_condition(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(a1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (x)
+    \t\tgoto out;
+    \tspin_unlock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    out:\tx++;
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+# item 10: __attribute__((weak)) is __weak
+
+@pytest.mark.parametrize("weak", ["__weak", "__attribute__((weak))"])
+def test_a_weak_definition_of_the_callers_file_is_overridden(tmp_path, weak):
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + "    void " + weak + """ grab(void)
+    {
+    }
+    SYSCALL_DEFINE0(w)
+    {
+    \tgrab();
+    \tuse();
+    \treturn 0;
+    }
+    """, "kernel/b.c": """\
+    /* inner_lock: a file the pass reads */
+    void grab(void)
+    {
+    \tpreempt_disable();
+    }
+    """}) == "atomic"
+
+
+def test_the_advisors_note_names_the_configuration(tmp_path):
+    tree = tree_of(tmp_path, {"kernel/a.c": R6_USE + """\
+    SYSCALL_DEFINE0(p)
+    {
+    \tuse();
+    \treturn 0;
+    }
+    """})
+    res = lockscan.analyse_class(tree, "inner_lock")
+    assert advisor.static_verdict(res)[1] == (
+        "static: all 1 sites in process context (CONFIG_PREEMPT_RT unset and"
+        " CONFIG_PREEMPT_RT=y)")

@@ -278,6 +278,8 @@ def static_verdict(res):
         return "unknown", "static pass not run for this class", []
     sites = res.get("sites", [])
     v = res.get("verdict", "unknown")
+    # the configuration the IS_ENABLED() tests were read with
+    cfg = f" ({res['config']})" if res.get("config") else ""
     if v == "atomic":
         dec = [r for r in sites if r["context"] == "atomic"]
         return "unsafe", f"static: {len(dec)} of {len(sites)} sites in atomic context", dec
@@ -289,9 +291,9 @@ def static_verdict(res):
     if v == "rcu":
         dec = [r for r in sites if r["context"] == "rcu"]
         return "ok", (f"static: all {len(sites)} sites in process context or plain RCU"
-                      " readers (needs the rtlock-style wait)"), dec
+                      f" readers (needs the rtlock-style wait){cfg}"), dec
     if v == "process":
-        return "ok", f"static: all {len(sites)} sites in process context", []
+        return "ok", f"static: all {len(sites)} sites in process context{cfg}", []
     return "unknown", f"static: unrecognised verdict {v!r}", sites
 
 
@@ -387,9 +389,24 @@ def table(rows, t_sched, sections, others):
     return "\n".join(lines)
 
 
-def static_results(tree, classes, log_fn=None, budget=None):
+def variant_config(bdir, name):
+    """{CONFIG_PREEMPT_RT: "y" / False} of variant NAME's built kernel (its
+    lock-statistics twin's, else its own .config under BDIR/out), or None
+    when neither is built: the static pass then reads both values."""
+    for out in (f"{name}-lockstat", name):
+        path = os.path.join(bdir, "out", out, ".config")
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                vals = build.parse_fragment(f.read())
+            v = vals.get("CONFIG_PREEMPT_RT", "n")
+            return {"CONFIG_PREEMPT_RT": v if v in ("y", "m") else False}
+    return None
+
+
+def static_results(tree, classes, log_fn=None, budget=None, config=None):
     """{class: lockscan result} for CLASSES, cached per tree commit; classes
-    left when BUDGET seconds are spent get none (and so stay unknown)."""
+    left when BUDGET seconds are spent get none (and so stay unknown).
+    CONFIG: the kernel's configuration (variant_config()), None: unknown."""
     t0 = time.monotonic()
     out = {}
     cache = os.path.join(base.cache_dir(), "advisor")
@@ -401,7 +418,8 @@ def static_results(tree, classes, log_fn=None, budget=None):
         key = tgt.name if tgt else c
         if key not in done:
             try:
-                done[key] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn)
+                done[key] = lockscan.analyse_class(tree, c, cache_dir=cache, log=log_fn,
+                                                 config=config)
             except Exception as e:   # pylint: disable=broad-except
                 # one class the pass cannot read is unknown, not the end of the run
                 done[key] = {"class": c, "target": tgt.note if tgt else None,
@@ -499,7 +517,8 @@ def candidates(stats, deps):
     return out
 
 
-def analyse_text(text, sections, top, tree=None, static=None, log_fn=None, budget=None):
+def analyse_text(text, sections, top, tree=None, static=None, log_fn=None, budget=None,
+                 config=None):
     """Analyse a recorded boot; TREE: the sources for the static pass (or
     STATIC, results already computed)."""
     secs = console.sections(text)
@@ -515,7 +534,7 @@ def analyse_text(text, sections, top, tree=None, static=None, log_fn=None, budge
         raise PvrtError("no T_sched line from pi_football in the boot's output")
     cpus = parse_cpus(secs["cpus"][1]) if "cpus" in secs else None
     if static is None and tree is not None:
-        static = static_results(tree, candidates(stats, deps), log_fn, budget)
+        static = static_results(tree, candidates(stats, deps), log_fn, budget, config)
     rows, others = analyse(stats, deps, t_sched[0], sections, top, static=static, cpus=cpus)
     warnings = []
     if cpus is not None and cpus < 2:
@@ -569,7 +588,8 @@ def main(argv=None):
         tree = None
     if args.static:
         tree = tree or default_tree(bdir)
-        res = static_results(tree, args.static, log)
+        res = static_results(tree, args.static, log,
+                             config=variant_config(bdir, args.variant))
         for c in args.static:
             print(lockscan.site_table(res[c], width=72 if args.changelog else None))
             print()
@@ -599,7 +619,8 @@ def main(argv=None):
         problems = res.problems()
     rows, others, t_sched, warnings = analyse_text(text, sections, args.top,
                                                    tree=tree or default_tree(bdir),
-                                                   log_fn=log, budget=args.static_budget)
+                                                   log_fn=log, budget=args.static_budget,
+                                                   config=variant_config(bdir, args.variant))
     problems += warnings
     print(f"lock advisor: {args.variant}, {args.load}; boot log {log_path}")
     print(f"worst sections from: {trace or 'none (run scripts/trace-latency first)'}")

@@ -39,11 +39,15 @@ deliberately pessimistic:
   io-wq's `while (io_acct_run_queue(acct))` holds acct->lock in its body
   only.  A do-while runs its body at least once (`do ... while (0)`
   exactly once); `for (;;)`, `while (1)` and `do ... while (1)` are left
-  by their breaks only; a loop body is read twice, the second time from
-  its entry merged with what the first reading left at its end, its
-  continues and its breaks (the sites are the second reading's), and
-  what it takes more than it drops is counted held once more where the
-  loop is left.  get_signal()'s
+  by their breaks only; a loop's condition, body and increment are read
+  from its entry, then from the entry merged with what an iteration leaves
+  (its end, its continues; a continue in a switch is the loop's) until
+  that state settles (the sites are the last reading's; a count growing at
+  each reading is widened to MANY; not settled after LOOP_READINGS
+  readings: unknown).  An if decided by IS_ENABLED()-style tests of
+  PROJECT_CONFIG's options reads the branch that is built only (6.12's
+  ptrace_stop() disables and enables preemption under the same
+  `!IS_ENABLED(CONFIG_PREEMPT_RT)`).  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -104,20 +108,22 @@ pass is unsafe):
   typed, and stay sites);
 - a function scanned in an earlier load than a wrapper it calls keeps the
   scan made without it (unsafe);
-- a conditional acquisition is understood only in the exact forms
-  `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
+- a conditional acquisition of the lock API is understood only in the
+  exact forms `if (trylock(...))` / `if (!trylock(...))` (a function of the
+  tree by its effect on each return value); any other condition counts
   the lock held on both branches (safe); a wrapper that returns the lock
   held only on some paths counts as held on those; a conditional release
   only in the forms above (a value stored and tested later, a switch or
   a loop condition: held on both sides, safe);
 - two definitions of one architecture or both generic (the sides of an
-  #if) merge to the releases the wrappers among them share, a stub that
-  drops nothing left out (its pair of the acquiring stub is a stub too):
-  a lock taken directly and dropped by a release-only wrapper with a
-  non-stub twin that keeps it is counted released (unsafe);
-- a call from a short-circuited operand (`a && f()`) counts as made on
-  every path: a release f makes on every return is counted even where f
-  was not called (unsafe);
+  #if) of which one drops nothing share no release (safe);
+- a call from a short-circuited operand (`a && f()`) or a ?: arm may not
+  run: a release f makes on every return is not counted, even in the
+  branch that implies the call (safe);
+- a local passed bare to a function whose definition is not read is not
+  one lock all through the function (a macro may assign it: safe); a
+  loop not settled after LOOP_READINGS readings leaves its sites and what
+  follows unknown (safe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
 - a work item counts as process context unless a statement of the tree
@@ -135,9 +141,11 @@ from pvrt.errors import PvrtError
 
 VERSION = 3
 MAX_DEPTH = 8          # caller levels above a site's function
-MAX_SECONDS = 150      # of caller walking, per class
+MAX_SECONDS = 150      # per class, from its start: stops the caller walk only
 MAX_FUNCS = 1000       # functions whose callers are looked up, per class
 MAX_ROUNDS = 12         # of wrapper detection over the functions of one load
+LOOP_READINGS = 5      # of one loop body, until its entry state settles
+MANY = 1000            # a count a loop keeps growing
 
 ATOMIC_KINDS = {
     "spin": "nested in a spinlock_t", "raw": "nested in a raw_spinlock_t",
@@ -801,6 +809,8 @@ class State:
         if at:
             k, why = at[0]
             return "atomic", f"{ATOMIC_KINDS[k]} ({why})"
+        if self.held.get("unsettled", 0) > 0:
+            return "unknown", self.why.get("unsettled")
         if self.held.get("unknown_guard", 0) > 0:
             return "unknown", (f"inside {self.why.get('unknown_guard')}, a guard the pass"
                                " does not know (it may hold a spinning lock)")
@@ -891,7 +901,7 @@ def _as_effect(w):
     """A wrappers entry (acquired, released, takes the target) as an effect
     (..., released on non-zero returns, released on zero returns)."""
     return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]), list(w[0]),
-                                   list(w[0]), {})
+                                   list(w[0]), {}, {}, {})
 
 
 def _maybe_held(eff):
@@ -913,21 +923,180 @@ def _ret_sides(val):
     return (True, False)
 
 
-def _again(entry, end, out):
-    """OUT, the state a loop is left with after one pass of its body from
-    ENTRY to END, merged with OUT after a second pass: what the body takes
-    more than it drops (END over ENTRY) held once more.  A loop is read
-    once; this keeps a lock taken at the end of the body held at a break
-    at its start."""
-    grown = out.copy()
-    for k, n in end.held.items():
-        d = n - entry.held.get(k, 0)
-        if d > 0 and not k.startswith("id:"):
-            for x in [grown] + list(grown.excl.values()):
-                x.held[k] = x.held.get(k, 0) + d
-                if end.why.get(k):
-                    x.why[k] = end.why[k]
-    return out.copy().merge(grown)
+def _widen(new, old):
+    """A loop's next entry state NEW against the last one OLD: a count
+    that grew again (a body that takes more than it drops) is many, so that
+    the readings settle."""
+    pairs = [(new, old)] + [(x, old.excl[e]) for e, x in new.excl.items() if e in old.excl]
+    for a, b in pairs:
+        for k, n in list(a.held.items()):
+            if n > max(b.held.get(k, 0), 0) and not k.startswith("id:"):
+                a.held[k] = max(MANY, b.held.get(k, 0))
+
+
+def _same(a, b):
+    """Whether two loop entry states hold the same."""
+    return a.held == b.held and a.took == b.took and set(a.excl) == set(b.excl) and \
+        all(x.held == b.excl[e].held for e, x in a.excl.items())
+
+
+# The configuration an `if (IS_ENABLED(CONFIG_X))` (IS_BUILTIN(),
+# IS_REACHABLE(), IS_MODULE()) is decided by: "y", "m" or False (unset).
+# The project's kernel (build/check/out/project/.config) has no PREEMPT_RT.
+PROJECT_CONFIG = {"CONFIG_PREEMPT_RT": False}
+
+
+def _config_value(toks, config):
+    """True / False when the condition TOKS is decided by CONFIG alone (a
+    combination of IS_ENABLED(CONFIG_X)-style tests, 0 and 1 with !, &&, ||
+    and parentheses), else None."""
+    toks = [t for t, _l in toks]
+    if not any(t.startswith("IS_") for t in toks):
+        return None
+    pos = [0]
+
+    def term():
+        if pos[0] >= len(toks):
+            raise ValueError
+        t = toks[pos[0]]
+        if t == "!":
+            pos[0] += 1
+            v = term()
+            return None if v is None else not v
+        if t == "(":
+            pos[0] += 1
+            v = disj()
+            if pos[0] >= len(toks) or toks[pos[0]] != ")":
+                raise ValueError
+            pos[0] += 1
+            return v
+        if t in ("0", "1"):
+            pos[0] += 1
+            return t == "1"
+        if t in ("IS_ENABLED", "IS_BUILTIN", "IS_REACHABLE", "IS_MODULE") and \
+                toks[pos[0] + 1:pos[0] + 4] and len(toks) > pos[0] + 3 and \
+                toks[pos[0] + 1] == "(" and toks[pos[0] + 3] == ")":
+            sym = toks[pos[0] + 2]
+            pos[0] += 4
+            if sym not in config:
+                return None
+            v = config[sym]
+            if t == "IS_ENABLED":
+                return v in ("y", "m")
+            if t == "IS_MODULE":
+                return v == "m"
+            if t == "IS_REACHABLE" and v == "m":
+                return None
+            return v == "y"
+        raise ValueError
+
+    def conj():
+        vals = [term()]
+        while pos[0] < len(toks) and toks[pos[0]] == "&&":
+            pos[0] += 1
+            vals.append(term())
+        return False if False in vals else (True if all(vals) else None)
+
+    def disj():
+        vals = [conj()]
+        while pos[0] < len(toks) and toks[pos[0]] == "||":
+            pos[0] += 1
+            vals.append(conj())
+        return True if True in vals else (False if all(v is False for v in vals) else None)
+
+    try:
+        v = disj()
+    except (ValueError, IndexError):
+        return None
+    return v if pos[0] == len(toks) else None
+
+
+def _has_label(toks, i, j, end):
+    """Whether the `if` statement whose body starts at toks[i] (its body
+    ending at toks[j], an `else` branch included) holds a label or a case:
+    a jump may enter it."""
+    if j < end and toks[j][0] == "else":
+        j = _skip(toks, j + 1, end)
+    for k in range(i, min(j, end)):
+        t = toks[k][0]
+        if t in ("case", "default"):
+            return True
+        if k + 1 < end and toks[k + 1][0] == ":" and t not in _KEYWORDS and \
+                re.match(r"^[A-Za-z_]\w*$", t) and \
+                (k == 0 or toks[k - 1][0] in (";", "{", "}", ":", ")", "else")):
+            return True
+    return False
+
+
+def _has_default(toks, i):
+    """Whether the switch body at toks[i] has a default label of its own
+    (not one of a switch nested in it)."""
+    if toks[i][0] != "{":
+        return False
+    end = _match(toks, i)
+    k = i + 1
+    while k < end:
+        t = toks[k][0]
+        if t == "switch" and k + 1 < end and toks[k + 1][0] == "(":
+            k = _skip(toks, k, end)
+            continue
+        if t == "default" and k + 1 < end and toks[k + 1][0] == ":":
+            return True
+        k += 1
+    return False
+
+
+def _loop_macro_body(toks, i, end):
+    """The index of the body of a loop macro without braces at toks[i]
+    (`for_each_possible_cpu(i) grab();`: a call followed directly by a
+    statement), else None."""
+    t = toks[i][0]
+    if not re.match(r"^[A-Za-z_]\w*$", t) or t in _KEYWORDS or i + 1 >= end or \
+            toks[i + 1][0] != "(":
+        return None
+    m = _match(toks, i + 1) + 1
+    if m < end and re.match(r"^[A-Za-z_]\w*$", toks[m][0]):
+        return m
+    return None
+
+
+def _skip(toks, i, end):
+    """The index after the statement at toks[i], not read (a branch the
+    configuration removes)."""
+    t = toks[i][0]
+    m = _loop_macro_body(toks, i, end)
+    if m is not None:
+        return _skip(toks, m, end)
+    if t == "{":
+        return _match(toks, i) + 1
+    if t == ";":
+        return i + 1
+    if t == "if" and i + 1 < end and toks[i + 1][0] == "(":
+        j = _skip(toks, _match(toks, i + 1) + 1, end)
+        return _skip(toks, j + 1, end) if j < end and toks[j][0] == "else" else j
+    if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
+        return _skip(toks, _match(toks, i + 1) + 1, end)
+    if t == "do":
+        j = _skip(toks, i + 1, end)
+        if j + 1 < end and toks[j][0] == "while" and toks[j + 1][0] == "(":
+            j = _match(toks, j + 1) + 1
+        while j < end and toks[j][0] == ";":
+            j += 1
+        return j
+    if t in ("case", "default") or (re.match(r"^[A-Za-z_]\w*$", t) and i + 1 < end and
+                                    toks[i + 1][0] == ":" and t not in _KEYWORDS):
+        j = i
+        while j < end and toks[j][0] != ":":
+            j += 1
+        return j + 1
+    j = i
+    while j < end and toks[j][0] != ";":
+        if toks[j][0] == "{" and j > i and toks[j - 1][0] == ")" and t != "return":
+            return _match(toks, j) + 1
+        if toks[j][0] in "({[":
+            j = _match(toks, j)
+        j += 1
+    return j + 1
 
 
 def _forever(toks, header=False):
@@ -1088,8 +1257,11 @@ class Scan:
     functions with the state there, and the function's net effect."""
 
     def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None,
-                 acq_groups=None):
+                 acq_groups=None, config=None, defs=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        # the definitions read of a name (Analysis.by_name)
+        self.defs = defs or (lambda name: [])
+        self.config = PROJECT_CONFIG if config is None else config
         # what a call NAME from this function does: (acquired, released,
         # takes the target, released when it returns non-zero, released
         # when it returns zero), bound to the definitions this function can
@@ -1113,7 +1285,9 @@ class Scan:
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
         self._stable_memo = {}
-        self.breaks = []              # what the breaks of each enclosing loop held
+        # the enclosing loops and switches: what their breaks and
+        # continues carry
+        self.loops = []
 
     def run(self):
         self.unparsable = self.f.unparsable
@@ -1146,6 +1320,11 @@ class Scan:
         if self.f.macro:
             self._expr(toks, 0, len(toks), st)
             self.end_state = st
+            # no return values: what it takes may be held whichever way an
+            # `if (my_trylock(l))` goes
+            held = sorted(k for k, n in st.held.items() if n > 0 and k != "self"
+                          and not k.startswith("id:"))
+            self.cond_rel = ([], [], held, list(held))
             return self
         # twice: the second pass knows what every goto, backward ones
         # included, carries to its label
@@ -1227,6 +1406,11 @@ class Scan:
                     and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
                 # after a return, goto, break or continue only the gotos reach here
                 st = self.labels[lab].copy()
+            if term and lab in ("case", "default"):
+                # after a break or return only the switch reaches a case
+                sw = self._switch_entry()
+                if sw is not None:
+                    st = sw.copy()
             j, st, term = self._stmt(toks, j, end, st)
         for kinds in guards:
             st.release(kinds)
@@ -1240,18 +1424,42 @@ class Scan:
             return i + 1, st, False
         if t == "if" and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
+            known = _config_value(toks[i + 2:c], self.config)
+            if known is not None and _has_label(toks, c + 1, _skip(toks, c + 1, end), end):
+                # a goto (or case) may enter the branch the configuration
+                # removes: read both branches
+                known = None
+            if known is not None:
+                # `if (!IS_ENABLED(CONFIG_PREEMPT_RT))`: one value on every
+                # path; the other branch is not built
+                self._expr(toks, i + 2, c, st)
+                if known:
+                    j, st, term = self._stmt(toks, c + 1, end, st)
+                    if j < end and toks[j][0] == "else":
+                        j = _skip(toks, j + 1, end)
+                    return j, st, term
+                j = _skip(toks, c + 1, end)
+                if j < end and toks[j][0] == "else":
+                    return self._stmt(toks, j + 1, end, st)
+                return j, st, False
             pre = st.copy()
             self._expr(toks, i + 2, c, st)
             cond = text_of(toks[i + 2:c])
             s_in, s_out = st, st
             form = _trylock_form(cond)
+            call = _call_form(toks[i + 2:c])
+            if form is not None and (call is None or not api_effect(call[0]) or
+                                     self.effect(call[0]) is not None):
+                # a function of the tree named like a trylock: what it
+                # holds on which return is its effect's (_cond_effect())
+                form = None
             if form is not None:
                 # a conditional acquisition holds in one branch only; any
                 # other form of condition: held on both branches
                 s_in, s_out = (pre, st) if form else (st, pre)
             # a callee that drops a lock on its non-zero (or zero) returns
             # only: `if (likely(do_signal_stop(signr))) goto relock;`
-            rel_then, rel_else = self._cond_effect(toks[i + 2:c])
+            rel_then, rel_else = self._cond_effect(toks[i + 2:c], st)
             s_in, s_out = s_in.copy(), s_out.copy()
             s_in.release(rel_then)
             s_out.release(rel_else)
@@ -1276,21 +1484,25 @@ class Scan:
             return j, res, False
         if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
-            self._expr(toks, i + 2, c, st)
-            if t in ("while", "for") and _forever(toks[i + 2:c], t == "for"):
-                j, brk = self._loop(toks, c + 1, end, st, True)
-                return (j, st, True) if brk is None else (j, brk, False)
-            if t == "while":
-                # `while (f(...))`: the body runs on f's non-zero returns,
-                # the loop ends on its zero ones
-                rel_in, rel_out = self._cond_effect(toks[i + 2:c])
-                s_in, s_out = st.copy(), st.copy()
-                s_in.release(rel_in)
-                s_out.release(rel_out)
-                j, s_body = self._loop(toks, c + 1, end, s_in)
-                return j, s_out.merge(s_body), False
-            j, s_body = self._loop(toks, c + 1, end, st, once=t == "switch")
-            return j, st.merge(s_body), False
+            if t == "switch":
+                self._expr(toks, i + 2, c, st)
+                j, s_body = self._loop(toks, c + 1, end, st, switch=True)
+                if s_body is None:
+                    # a default and every case returns
+                    return j, st, True
+                return j, s_body, False
+            cond, incr = toks[i + 2:c], None
+            if t == "for":
+                parts = _split_top(cond, ";")
+                if len(parts) == 3:
+                    init, cond, incr = parts
+                    self._expr(init, 0, len(init), st)
+            forever = not cond or _forever(cond)
+            # the condition runs before every iteration, the increment
+            # after each: both are read again with the body
+            j, out = self._loop(toks, c + 1, end, st, forever=forever,
+                                cond=None if forever else cond, incr=incr or None)
+            return (j, st, True) if out is None else (j, out, False)
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
             kinds = guard_kinds(text_of(args[0]) if args else "")
@@ -1304,31 +1516,27 @@ class Scan:
             return j, st.merge(s_body), False
         if t == "do":
             # the body runs at least once: what follows the loop comes from
-            # the end of the body or a break
+            # the condition's false side or a break
             if i + 1 >= end:
                 raise Unparsable(f"do at the end of {self.f.name}()")
-            k = _match(toks, i + 1) + 1 if toks[i + 1][0] == "{" else None
-            ctoks = toks[k + 2:_match(toks, k + 1)] if k is not None and k + 1 < end \
+            k = _skip(toks, i + 1, end)
+            ctoks = toks[k + 2:_match(toks, k + 1)] if k + 1 < end \
                 and toks[k][0] == "while" and toks[k + 1][0] == "(" else None
             forever = ctoks is not None and _forever(ctoks)
             once = ctoks is not None and [t for t, _l in ctoks] in (["0"], ["false"])
-            if forever:
-                j, s_after = self._loop(toks, i + 1, end, st, True)
-            else:
-                j, s_after = self._loop(toks, i + 1, end, st, once=once)
-                if not once:
-                    # do { } while (0) runs its body once
-                    s_after = _again(st, s_after, s_after)
-            if j < end and toks[j][0] == "while":
-                c = _match(toks, j + 1)
-                self._expr(toks, j + 2, c, s_after if s_after is not None else State())
-                j = c + 1
+            j, s_after = self._loop(toks, i + 1, end, st, forever=forever, once=once,
+                                    cond=None if forever else ctoks, post=True)
+            if j + 1 < end and toks[j][0] == "while" and toks[j + 1][0] == "(":
+                j = _match(toks, j + 1) + 1
             while j < end and toks[j][0] == ";":
                 j += 1
             if s_after is None:
                 return j, st, True
             return j, s_after, False
         if t in ("case", "default"):
+            sw = self._switch_entry()
+            if sw is not None:
+                st = st.merge(sw)
             j = i
             while j < end and toks[j][0] != ":":
                 j += 1
@@ -1339,14 +1547,21 @@ class Scan:
             if t in self.labels:
                 st = st.merge(self.labels[t])
             return i + 2, st, False
+        m = _loop_macro_body(toks, i, end)
+        if m is not None:
+            # a loop macro whose body is one statement:
+            # for_each_possible_cpu(i)\n\t\tgrab();
+            self._expr(toks, i, m, st)
+            k, out = self._loop(toks, m, end, st)
+            return k, out, False
         # expression statement (return, goto, break: terminating)
         j = i
         while j < end and toks[j][0] != ";":
             if toks[j][0] == "{" and j > i and toks[j - 1][0] == ")" and t != "return":
                 # a loop macro: for_each_process(p) { ... }
                 self._expr(toks, i, j, st)
-                k, s_body = self._loop(toks, j, end, st)
-                return k, st.merge(s_body), False
+                k, out = self._loop(toks, j, end, st)
+                return k, out, False
             if toks[j][0] in "({[":
                 j = _match(toks, j)
             j += 1
@@ -1355,8 +1570,13 @@ class Scan:
                 _match(toks, i + 1) == j - 1:
             # panic(...); BUG(); do_exit(...); : the path ends here
             return j + 1, st, True
-        if t in ("break", "continue") and self.breaks:
-            self.breaks[-1] = self.breaks[-1].merge(st) if self.breaks[-1] else st.copy()
+        if t in ("break", "continue") and self.loops:
+            # a break leaves the innermost loop or switch, a continue goes
+            # round the innermost loop
+            fr = self.loops[-1] if t == "break" else \
+                next((x for x in reversed(self.loops) if not x["switch"]), None)
+            if fr is not None:
+                fr[t] = fr[t].merge(st) if fr[t] is not None else st.copy()
         if t == "goto" and i + 1 < j:
             lab = toks[i + 1][0]
             self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
@@ -1370,7 +1590,7 @@ class Scan:
                 self.returns.append(st.copy())
         return j + 1, st, t in ("return", "goto", "break", "continue")
 
-    def _cond_effect(self, ctoks):
+    def _cond_effect(self, ctoks, st):
         """(released in the then branch, released in the else branch) of
         `if (CTOKS)` beyond what the calls in it release on every return:
         for a condition that is a call `f(...)`, `!f(...)` (likely() and
@@ -1402,6 +1622,12 @@ class Scan:
                 [k for k in eff[0] if k not in eff[6]]
             on_true += [k for k in maybe if k not in eff[5]]
             on_false += [k for k in maybe if k not in eff[6]]
+            # a release some architecture's definition does not make
+            # (_merge()): only what calls of the releasing ones took
+            on_true += [k for k, a in sorted(eff[8].items())
+                        if k not in eff[7] and self._took_by(st, k, a)]
+            on_false += [k for k, a in sorted(eff[9].items())
+                         if k not in eff[7] and self._took_by(st, k, a)]
             rel_then += on_false if neg else on_true
             if len(parts) == 1:
                 rel_else += on_true if neg else on_false
@@ -1420,31 +1646,94 @@ class Scan:
         arg = text_of(args[0]).replace(" ", "") if args else ""
         return arg if arg and self._stable(arg) else None
 
-    def _loop(self, toks, i, end, st, forever=False, once=False):
-        """A loop or switch body at toks[i]: (end, state after it), with
-        what every break carries out of it.  FOREVER (`for (;;)`,
-        `while (1)`, `do ... while (1)`): only a break leaves it, and the
-        state after it is None when none does."""
-        n_sites, n_calls = len(self.sites), len(self.calls)
-        self.breaks.append(None)
-        j, s_body, _t = self._stmt(toks, i, end, st.copy())
-        brk = self.breaks.pop()
-        if not once:
-            # the body again from what a previous iteration left (its end,
-            # a continue; a break's state too): its sites and calls are
-            # the second pass's
-            again = st.copy().merge(s_body)
-            if brk is not None:
-                again.merge(brk)
+    def _test(self, cond, st):
+        """The loop condition COND read from ST: (the state the body runs
+        in, the state the loop ends in).  `while (f(...))`: the body runs
+        on f's non-zero returns, the loop ends on its zero ones."""
+        self._expr(cond, 0, len(cond), st)
+        rel_in, rel_out = self._cond_effect(cond, st)
+        s_in, s_out = st.copy(), st.copy()
+        s_in.release(rel_in)
+        s_out.release(rel_out)
+        return s_in, s_out
+
+    def _loop(self, toks, i, end, st, forever=False, once=False, cond=None, incr=None,
+              post=False, switch=False):
+        """A loop or switch body at toks[i]: (end, state after it).  The
+        body (with COND before it, or after it when POST, and INCR after
+        it) is read from ST, then again from ST merged with what an
+        iteration leaves (its end, its continues), until that entry state
+        does not change: the sites and calls are the last reading's.  A
+        count that still grows is widened to many; after LOOP_READINGS
+        readings the sites are unknown.  The state after the loop merges
+        the condition's false side and the breaks.  FOREVER: only a break
+        leaves it (None when none does); ONCE: the body runs once (a
+        `do ... while (0)`); SWITCH: a continue is the enclosing loop's."""
+        x = st.copy()
+        for reading in range(LOOP_READINGS):
+            n_sites, n_calls = len(self.sites), len(self.calls)
+            frame = {"break": None, "continue": None, "switch": switch}
+            exits = []
+            s = x.copy()
+            if switch:
+                # each case starts from here; without a default, the
+                # switch may run no case at all
+                frame["entry"] = s.copy()
+                if not _has_default(toks, i):
+                    exits.append(s.copy())
+            if cond is not None and not post:
+                s, s_out = self._test(cond, s)
+                exits.append(s_out)
+            elif not (post or forever or switch):
+                # a loop macro: its test may end it before any iteration
+                exits.append(s.copy())
+            self.loops.append(frame)
+            j, back, _t = self._stmt(toks, i, end, s)
+            self.loops.pop()
+            if frame["continue"] is not None:
+                back = back.merge(frame["continue"])
+            if frame["break"] is not None:
+                exits.append(frame["break"])
+            if switch or once:
+                if cond is not None:
+                    self._expr(cond, 0, len(cond), back)
+                exits.append(back)
+                break
+            if post and cond is not None:
+                back, s_out = self._test(cond, back)
+                exits.append(s_out)
+            elif post and not forever:
+                exits.append(back.copy())
+            elif incr is not None:
+                self._expr(incr, 0, len(incr), back)
+            nx = st.copy().merge(back)
+            if reading:
+                _widen(nx, x)
+            if _same(nx, x):
+                break
+            if reading == LOOP_READINGS - 1:
+                why = f"a loop the pass did not settle in {LOOP_READINGS} readings" \
+                    f" (line {toks[i][1]})"
+                for site in self.sites[n_sites:]:
+                    site["state"].acquire(["unsettled"], why)
+                for _n, _l, cst in self.calls[n_calls:]:
+                    cst.acquire(["unsettled"], why)
+                for e in exits:
+                    e.acquire(["unsettled"], why)
+                break
             del self.sites[n_sites:], self.calls[n_calls:]
-            self.breaks.append(None)
-            j, s_body, _t = self._stmt(toks, i, end, again)
-            brk = self.breaks.pop()
-        if forever:
-            return j, None if brk is None else _again(st, s_body, brk)
-        if brk is not None:
-            s_body = s_body.merge(brk)
-        return j, s_body
+            x = nx
+        if not exits:
+            return j, None
+        out = exits[0]
+        for e in exits[1:]:
+            out = out.merge(e)
+        return j, out
+
+    def _switch_entry(self):
+        """The state the innermost switch was entered with, or None."""
+        fr = next((x for x in reversed(self.loops) if x["switch"]), None)
+        return None if fr is None else fr["entry"]
 
     def _failure(self, val):
         """Whether `return VAL` is a failure return, for a wrapper's net
@@ -1475,6 +1764,10 @@ class Scan:
                 ops.append(j)
             elif depth == 0 and t == "?" and q is None:
                 q = j
+        if q is not None or ops:
+            # `l = c ? &a->lock : &b->lock;`: the alias is the whole
+            # right-hand side, which the split below cuts
+            self._alias_whole(toks, i, end, min(([q] if q is not None else []) + ops[:1]))
         if q is not None:
             depth, c = 0, None
             for j in range(q + 1, end):
@@ -1502,6 +1795,26 @@ class Scan:
                 self._assign(st, st.copy().merge(ran))
             return
         self._expr1(toks, i, end, st)
+
+    def _alias_whole(self, toks, i, end, stop):
+        """Each alias `p = RHS` whose `=` is before STOP in TOKS[I:END], RHS
+        read up to a comma outside brackets (`*m = NULL, *l = c ? ...`)."""
+        depth = 0
+        for j in range(i, stop):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and t == "=" and j > i and re.match(r"^\w+$", toks[j - 1][0]):
+                k, d = j + 1, 0
+                while k < end and not (d == 0 and toks[k][0] in (",", ";")):
+                    d += toks[k][0] in ("(", "[", "{")
+                    d -= toks[k][0] in (")", "]", "}")
+                    k += 1
+                rhs = text_of(toks[j + 1:k])
+                if rhs and self._binds(rhs):
+                    self.aliases.add(toks[j - 1][0])
 
     @staticmethod
     def _assign(st, new):
@@ -1595,12 +1908,7 @@ class Scan:
         w = self.effect(name)
         if w is not None:
             for k, archs in sorted(w[7].items()):
-                groups = [self.acq_groups(n, k) if n else set()
-                          for n in st.took.get(k, ())]
-                if groups and all(g and g <= archs for g in groups):
-                    # taken by calls that, on each architecture that takes
-                    # it, this one releases (every call that may have
-                    # taken it on some path)
+                if self._took_by(st, k, archs):
                     st.release([k])
         if w is not None and (w[0] or w[1] or w[2]):
             acq, rel, takes = w[:3]
@@ -1628,6 +1936,15 @@ class Scan:
             self.sites.append({"line": line, "call": f"{name}({', '.join(texts)})",
                                "state": st.copy(), "own": [], "via": None,
                                "passed": name})
+
+    def _took_by(self, st, kind, archs):
+        """Whether a release of KIND that only the definitions of ARCHS
+        make counts in ST: every call that may have taken it on some path
+        takes it on those architectures only.  A generic acquiring
+        definition (arch_of() None) takes it on every architecture, the
+        one that keeps it too."""
+        groups = [self.acq_groups(n, kind) if n else set() for n in st.took.get(kind, ())]
+        return bool(groups) and all(g and None not in g and g <= archs for g in groups)
 
     def _ident(self, name, eff, texts):
         """The lock a call of the lock API NAME (effect EFF, arguments
@@ -1701,7 +2018,7 @@ class Scan:
             if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
                 return False
             if prev in ("(", ",") and nxt in (",", ")") and \
-                    _MAY_ASSIGN.match(_callee(body, i) or ""):
+                    self._may_assign(body, i):
                 # a bare argument of a macro that may assign it:
                 # list_for_each_entry(p, ...), WRITE_ONCE(p, v), swap(p, q)
                 return False
@@ -1709,6 +2026,65 @@ class Scan:
             # a global: a fixed lock unless reached through a pointer
             return not arrow
         return not addr
+
+    def _may_assign(self, toks, i, depth=0):
+        """Whether the bare argument toks[i] of a call may be assigned by
+        it: the callee is upper case or an iterator by name (_MAY_ASSIGN),
+        has no definition read (a macro the pass cannot see:
+        skb_queue_walk()), or is a macro read whose body assigns that
+        parameter, takes its address or passes it on bare to a callee that
+        may (three levels; deeper: may).  A function's argument is a copy."""
+        name, idx = _callee(toks, i), 0
+        if not name:
+            # a macro body's `(p) ...` the loop below did not place
+            return depth > 0
+        if _MAY_ASSIGN.match(name):
+            return True
+        d = 0
+        for j in range(i - 1, -1, -1):
+            if toks[j] in (")", "]"):
+                d += 1
+            elif toks[j] in ("(", "["):
+                if d == 0:
+                    break
+                d -= 1
+            elif toks[j] == "," and d == 0:
+                idx += 1
+        defs = self.defs(name)
+        if not defs or (arch_of(self.f.path) is None and
+                        all(arch_of(d.path) is not None for d in defs)):
+            # no definition this call reaches was read, or only some
+            # architectures' (another's may be a macro)
+            return True
+        for f in defs:
+            if not f.macro:
+                continue
+            if depth >= 3 or idx >= len(f.params) or f.params[idx] in ("...", "") or \
+                    any(p.endswith("...") for p in f.params[:idx + 1]):
+                return True
+            p = f.params[idx]
+            body = [t for t, _l in f.toks]
+            for k, t in enumerate(body):
+                if t != p or (k and body[k - 1] in (".", "->")):
+                    continue
+                a, b = k - 1, k + 1
+                while a >= 0 and b < len(body) and body[a] == "(" and body[b] == ")" and \
+                        (a == 0 or not re.match(r"^\w+$", body[a - 1])):
+                    # `(p) = ...`: the parentheses around it
+                    a, b = a - 1, b + 1
+                for a, b in ((k - 1, k + 1), (a, b)):
+                    # as written, and without the parentheses
+                    prev = body[a] if a >= 0 else ""
+                    nxt = body[b] if b < len(body) else ""
+                    nxt2 = body[b + 1] if b + 1 < len(body) else ""
+                    if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
+                            (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
+                        return True
+                if body[k - 1:k] == ["("] or body[k - 1:k] == [","]:
+                    if body[k + 1:k + 2] in ([","], [")"]) and \
+                            self._may_assign(body, k, depth + 1):
+                        return True
+        return False
 
     def _site(self, name, arg, line, st, own, via=None):
         self.sites.append({"line": line, "call": f"{name}({arg})", "state": st.copy(),
@@ -1757,8 +2133,9 @@ def _is_stub(f):
 
 class Analysis:
     def __init__(self, tree, target, max_depth=MAX_DEPTH, max_funcs=MAX_FUNCS, log=None,
-                 max_seconds=MAX_SECONDS):
+                 max_seconds=MAX_SECONDS, config=None):
         self.tree, self.t, self.log = tree, target, log
+        self.config = PROJECT_CONFIG if config is None else config
         self.deadline = time.monotonic() + max_seconds
         self.max_seconds = max_seconds
         self.max_depth, self.max_funcs = max_depth, max_funcs
@@ -1869,7 +2246,8 @@ class Analysis:
     def _merge(self, defs):
         """The effect of a call that may be any of DEFS: (acquired,
         released, takes the target, released on non-zero returns, released
-        on zero returns, disputed): every acquisition; the releases every
+        on zero returns, held on some non-zero / zero return, and the three
+        releases disputed): every acquisition; the releases every
         definition with an effect shares.  When DEFS belong to different
         architectures (or to an architecture and generic code) and one that
         is more than an empty stub releases nothing, a shared release is
@@ -1878,7 +2256,9 @@ class Analysis:
         taken by a call whose acquiring definitions are all of those
         architectures (powerpc's arch_enter_lazy_mmu_mode() and
         arch_leave_lazy_mmu_mode()); a lock riscv's definition keeps is
-        held after the call in generic code.  Two definitions of one
+        held after the call in generic code.  The releases on non-zero or
+        zero returns are disputed alike (Scan._cond_effect()).  Two
+        definitions of one
         architecture (both sides of an #if) do not dispute each other's
         releases: a stub is paired with a stub.  None when no definition
         has an effect."""
@@ -1888,14 +2268,14 @@ class Analysis:
             return None
         inter = [sorted(set.intersection(*(set(r[i]) for _d, r in with_eff)))
                  for i in (1, 3, 4)]
-        disputed = {}
+        disputed = [{}, {}, {}]
         keeps = {arch_of(d.path) for d, r in recs if r is None}
         if keeps and len({arch_of(d.path) for d in defs}) > 1:
             # a definition that releases nothing, an empty stub too,
             # disputes the release for its architecture
-            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
-                        for k in inter[0]}
-            inter = [[k for k in x if k not in disputed] for x in inter]
+            rels = frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
+            disputed = [{k: rels for k in x} for x in inter]
+            inter = [[], [], []]
         elif keeps:
             # both sides of an #if of one architecture (or of generic
             # code): one keeps the lock, so no release is shared
@@ -1903,13 +2283,18 @@ class Analysis:
         acq = sorted(set().union(*(r[0] for _d, r in with_eff)))
         may = [sorted(set().union(*(r[i] for _d, r in with_eff))) for i in (5, 6)]
         return (acq, inter[0], any(r[2] for _d, r in with_eff), inter[1], inter[2],
-                may[0], may[1], disputed)
+                may[0], may[1], disputed[0], disputed[1], disputed[2])
 
     def acq_groups(self, name, path, kind):
         """The architectures (arch_of() values) of the definitions of NAME,
-        as called from PATH, that acquire KIND."""
-        return {arch_of(d.path) for d in self._candidates(name, path)
-                if kind in (self.effects.get(d.key()) or ((),))[0]}
+        as called from PATH, that acquire KIND, on every return or some
+        (a lock a definition keeps on its false return only)."""
+        out = set()
+        for d in self._candidates(name, path):
+            e = self.effects.get(d.key())
+            if e and (kind in e[0] or kind in e[5] or kind in e[6]):
+                out.add(arch_of(d.path))
+        return out
 
     def effect_of(self, name, path):
         """The effect of a call of NAME from a function of PATH: merged
@@ -1926,16 +2311,21 @@ class Analysis:
         self._effect_memo[key] = w
         return w
 
-    def _candidates(self, name, path):
-        """The definitions of NAME a call from PATH can reach (effect_of())."""
+    def _candidates(self, name, path, reachable=False):
+        """The definitions of NAME a call from PATH can reach (effect_of());
+        none reachable: every one read, or none when REACHABLE."""
         defs = self.by_name.get(name, [])
         cands = [d for d in defs if d.path == path]
+        if any(t in ("__weak", "weak") for d in cands for t, _l in d.head):
+            # a __weak definition is the one called unless another
+            # file's overrides it
+            cands = []
         if not cands:
             a = arch_of(path)
             cands = [d for d in defs
                      if (not d.static or d.path.endswith(".h") or self._one_unit(d.path, path))
                      and arch_compatible(a, arch_of(d.path))]
-        return cands or defs
+        return cands if reachable else cands or defs
 
     @staticmethod
     def _noreturn_key(f, sc):
@@ -1959,7 +2349,8 @@ class Analysis:
             sc = self._scans[key] = Scan(
                 f, self.t, self.wrappers, None, self.noreturn,
                 lambda n, p=f.path: self.effect_of(n, p),
-                lambda n, k, p=f.path: self.acq_groups(n, p, k)).run()
+                lambda n, k, p=f.path: self.acq_groups(n, p, k), self.config,
+                lambda n, p=f.path: self._candidates(n, p, reachable=True)).run()
         return sc
 
     def sites(self):
@@ -2405,15 +2796,44 @@ def verdict(table):
     return next(k for k in ORDER if k in cats)
 
 
-def analyse_class(tree, klass, cache_dir=None, **kw):
-    """{class, target, verdict, sites, files, seconds} for one class."""
+# The values of CONFIG_PREEMPT_RT a class is read with when the caller
+# does not say which kernel it is for: "process" only when both say so.
+BOTH_CONFIGS = ({"CONFIG_PREEMPT_RT": False}, {"CONFIG_PREEMPT_RT": "y"})
+
+
+def config_text(config):
+    """How CONFIG reads in a verdict: `CONFIG_PREEMPT_RT=y`, `... unset`."""
+    return ", ".join(f"{k}={v}" if v else f"{k} unset" for k, v in sorted(config.items())) \
+        or "no configuration"
+
+
+def analyse_class(tree, klass, cache_dir=None, config=None, **kw):
+    """{class, target, verdict, sites, files, seconds, config} for one
+    class.  CONFIG ({CONFIG_X: "y" / "m" / False}) decides the
+    `if (IS_ENABLED(CONFIG_X))` tests it names; None: the kernel is not
+    known, the class is read with each of BOTH_CONFIGS and the result is
+    the one with the worse verdict (the first when they agree)."""
+    if config is not None:
+        return _analyse_class(tree, klass, cache_dir, dict(kw, config=config))
+    runs = [_analyse_class(tree, klass, cache_dir, dict(kw, config=c)) for c in BOTH_CONFIGS]
+    worst = min(runs, key=lambda r: ORDER.index(r["verdict"]))
+    out = dict(worst)
+    if runs[0]["verdict"] != runs[1]["verdict"]:
+        out["config"] = " / ".join(f"{r['config']}: {r['verdict']}" for r in runs)
+    else:
+        out["config"] = " and ".join(r["config"] for r in runs)
+    out["seconds"] = round(sum(r.get("seconds", 0) for r in runs), 1)
+    return out
+
+
+def _analyse_class(tree, klass, cache_dir, kw):
     t0 = time.monotonic()
     tgt = target_for(klass)
     if tgt is None:
         return {"class": klass, "target": None, "verdict": "unknown", "sites": [],
                 "reason": "no static binding: the class name does not say which lock"
                           " expression it is (add it to lockscan.CATALOG)",
-                "files": 0, "seconds": 0.0}
+                "files": 0, "seconds": 0.0, "config": config_text(kw["config"])}
     ident = tree.ident()
     cpath = None
     if cache_dir and ident:
@@ -2432,7 +2852,7 @@ def analyse_class(tree, klass, cache_dir=None, **kw):
     out = {"class": klass, "target": tgt.note, "verdict": verdict(table), "sites": table,
            "wrappers": sorted(n for n, w in an.wrappers.items() if w[2]),
            "struct": tgt.struct, "excluded": an.excluded,
-           "files": an.files_read,
+           "files": an.files_read, "config": config_text(kw["config"]),
            "seconds": round(time.monotonic() - t0, 1)}
     if an.timed_out:
         out["reason"] = (f"the caller walk ran out of its {an.max_seconds} s: sites whose"
@@ -2453,7 +2873,8 @@ def _cache_key(kw):
     with open(__file__, "rb") as f:
         h = hashlib.sha256(f.read())
     h.update(repr((VERSION, kw.get("max_depth", MAX_DEPTH), kw.get("max_funcs", MAX_FUNCS),
-                   kw.get("max_seconds", MAX_SECONDS))).encode())
+                   kw.get("max_seconds", MAX_SECONDS),
+                   sorted((kw.get("config") or PROJECT_CONFIG).items()))).encode())
     return h.hexdigest()[:16]
 
 
@@ -2470,7 +2891,8 @@ def site_table(res, width=None):
 
     lines = wrap(f"{res['class']} ({res.get('target') or 'unbound'}): {res['verdict']},"
                  f" {len(res['sites'])} sites, {res.get('files', 0)} files read,"
-                 f" {res.get('seconds', 0)} s", "")
+                 f" {res.get('seconds', 0)} s"
+                 + (f"; {res['config']}" if res.get("config") else ""), "")
     if res.get("reason"):
         lines += wrap(res["reason"], "  ")
     if res.get("wrappers"):

@@ -57,7 +57,7 @@ import os
 import re
 import subprocess
 
-from pvrt import boot, build, console, experiment, initramfs, lock, logs, report
+from pvrt import boot, build, console, experiment, initramfs, lock, logs, report, tools
 from pvrt.errors import PvrtError, entry
 from pvrt.results import save
 
@@ -179,7 +179,10 @@ def parse_trace(lines):
     if totals is None:
         raise PvrtError("attrib-trace: no '# samples' line (the section is cut short,"
                         " or is not guest/latency-attribute's)")
-    return {"samples": samples, "lost": lost, "totals": totals}
+    # The windows below the threshold are the reference of a typical sample.
+    tail = [s for s in samples if s["thread_ns"] >= totals["threshold_us"] * 1000]
+    ref = [s for s in samples if s["thread_ns"] < totals["threshold_us"] * 1000]
+    return {"samples": tail, "reference": ref, "lost": lost, "totals": totals}
 
 
 def interrupted_frames(stack):
@@ -255,23 +258,41 @@ def _biggest(named):
     return max(tot.items(), key=lambda kv: kv[1])[0] if tot else None
 
 
-def classify(s, depth=2):
-    """Sample S's cause: (class, section key, details).  The largest part of
-    components() names the class; the key is what the table groups by."""
+PARTS = ("irq_delay", "timer_irq", "blocking", "irq_work", "threads", "dispatch")
+# The class each part of a thread latency names when it is the one that
+# made the sample late.
+PART_CLASS = {"irq_delay": "interrupts off", "timer_irq": "interrupt/softirq work",
+              "blocking": "preemption off", "irq_work": "interrupt/softirq work",
+              "threads": "blocking thread", "dispatch": "dispatch"}
+
+
+def baseline(reference):
+    """{part: median ns} over the REFERENCE samples (typical ones): what
+    every sample pays, the timer interrupt's own cost (with the tracer's
+    stack save) first among it.  Zeros without reference samples."""
+    if not reference:
+        return {p: 0 for p in PARTS}
+    cols = {p: sorted(components(s)[0][p] for s in reference) for p in PARTS}
+    return {p: v[len(v) // 2] for p, v in cols.items()}
+
+
+def classify(s, base=None, depth=2):
+    """Sample S's cause: (class, section key, details).  The part of
+    components() that exceeds its typical value (BASE, baseline()) the most
+    made the sample late and names the class; the key is what the table
+    groups by."""
     parts, who = components(s)
+    base = base or {p: 0 for p in PARTS}
     frames = interrupted_frames(s["stack"])
     site = [func_of(f) for f in frames[:depth + 1]]
     section = " < ".join(site) if site else "(no stack)"
-    score = {"interrupts off": parts["irq_delay"],
-             "interrupt/softirq work": parts["irq_work"] + parts["timer_irq"],
-             "preemption off": parts["blocking"],
-             "blocking thread": parts["threads"],
-             "dispatch": parts["dispatch"]}
-    cls = max(score, key=lambda k: (score[k], -list(score).index(k)))
+    excess = {p: parts[p] - base[p] for p in PARTS}
+    part = max(PARTS, key=lambda p: (excess[p], -PARTS.index(p)))
+    cls = PART_CLASS[part]
     if cls == "interrupts off" and s["interrupted_pid"] == 0:
         cls = "exit from idle"
     if cls == "interrupt/softirq work":
-        if parts["irq_work"] >= parts["timer_irq"]:
+        if part == "irq_work":
             key = _biggest(who["irq_work"])
         else:
             key = "the timer interrupt itself (expired hrtimers)"
@@ -279,7 +300,7 @@ def classify(s, depth=2):
         key = _biggest(who["threads"]).rsplit(":", 1)[0]
     else:
         key = section
-    return cls, key, {"parts": parts, "who": who, "frames": frames}
+    return cls, key, {"parts": parts, "who": who, "frames": frames, "excess": excess}
 
 
 # --- symbols -------------------------------------------------------------------------
@@ -441,15 +462,17 @@ def analyse(text, threshold_us, symbols=None, depth=2):
     elif len(trace["samples"]) < hist["hist_over"]:
         problems.append(f"rtla counted {hist['hist_over']} thread samples at or above"
                         f" {threshold_us} us, the trace holds {len(trace['samples'])}")
+    base = baseline(trace["reference"])
     rows = []
     for s in trace["samples"]:
-        cls, key, det = classify(s, depth)
+        cls, key, det = classify(s, base, depth)
         lines = symbols.lines(det["frames"][:depth + 1]) if symbols else {}
         rows.append({"cpu": s["cpu"], "seq": s["seq"],
                      "thread_us": round(s["thread_ns"] / 1000, 1),
                      "irq_us": None if s["irq_ns"] is None else round(s["irq_ns"] / 1000, 1),
                      "class": cls, "key": key, "interrupted": s["interrupted"],
                      "parts_us": {k: round(v / 1000, 1) for k, v in det["parts"].items()},
+                     "excess_us": {k: round(v / 1000, 1) for k, v in det["excess"].items()},
                      "who": {k: [(n, round(ns / 1000, 1)) for n, ns in v]
                              for k, v in det["who"].items() if v},
                      "frames": [{"frame": f, "line": lines.get(f)}
@@ -462,6 +485,8 @@ def analyse(text, threshold_us, symbols=None, depth=2):
         problems.append("the vmlinux is not the traced kernel's: "
                         + "; ".join(sorted(set(symbols.mismatch))[:3]))
     return {"threshold_us": threshold_us, "samples": rows, "problems": problems,
+            "reference_samples": len(trace["reference"]),
+            "baseline_us": {k: round(v / 1000, 1) for k, v in base.items()},
             "timerlat_samples": trace["totals"]["samples"], "stats": stats, **hist,
             "debug_info": bool(symbols and symbols.debug_info)}
 
@@ -499,6 +524,11 @@ def table(variant, res, top):
             f" {res['timerlat_samples']} timerlat samples")
     if not rows:
         return head + ": no sample above the threshold, nothing to attribute"
+    base = res.get("baseline_us")
+    if base and res.get("reference_samples"):
+        head += (f"\n  a typical sample (median of {res['reference_samples']} below the"
+                 f" threshold), us: " + ", ".join(f"{k} {v}" for k, v in base.items())
+                 + "\n  each tail sample's class: the part that exceeds its typical value most")
     lines = [head, f"  {'#':>2} {'share':>6} {'n':>4} {'worst us':>8}  {'class':22} section"]
     for i, g in enumerate(aggregate(rows)[:top], 1):
         lines.append(f"  {i:>2} {g['share'] * 100:5.1f}% {g['samples']:>4} {g['worst_us']:>8}"
@@ -687,63 +717,76 @@ def main(argv=None):
             text = f.read()
         name = os.path.basename(args.input).split("-")[0]
         results = {name: result_of(name, text, args.threshold, args.vmlinux, None)}
-        results_dir = os.path.dirname(os.path.abspath(args.input))
-    else:
+        # Next to the log, apart from the run's own attribution.json.
+        stem = os.path.splitext(os.path.abspath(args.input))[0] + ".attribution"
+        return report_results(results, stem + ".json", stem + ".png", args.top)
+    with lock.held(os.path.join(bdir, "run"), "build directory"):
+        results, results_dir = run(args, top, bdir, names)
+    return report_results(results, os.path.join(results_dir, "attribution.json"),
+                          os.path.join(results_dir, "attribution.png"), args.top)
+
+
+def run(args, top, bdir, names):
+    """Build, boot and analyse each of NAMES: ({variant: result}, results dir)."""
+    for n in names:
+        build.Variant(n, top)           # refuses an unknown variant before any build
+    thresholds = {n: args.threshold or threshold_from(args.from_dir, n, args.load, args.cpus)
+                  for n in names}
+    tools.require()
+    tree, outs = experiment.apply_and_build(top, bdir, names, log)
+    experiment.build_rtla(tree, bdir)
+    initramfs.ensure(top, bdir)
+    results_dir = experiment.new_results_dir(bdir, "attrib-")
+    symbol_outs = dict(outs)
+    notes = {}
+    if args.debug_info:
         for n in names:
-            build.Variant(n, top)       # refuses an unknown variant before any build
-        thresholds = {n: args.threshold or threshold_from(args.from_dir, n, args.load, args.cpus)
-                      for n in names}
-        from pvrt import tools
-        tools.require()
-        tree, outs = experiment.apply_and_build(top, bdir, names, log)
-        experiment.build_rtla(tree, bdir)
-        initramfs.ensure(top, bdir)
-        results_dir = experiment.new_results_dir(bdir, "attrib-")
-        symbol_outs = dict(outs)
-        notes = {}
-        if args.debug_info:
-            for n in names:
-                twin = debug_info_twin(top, bdir, tree, build.Variant(n, top).build_name)
-                diff = same_text(outs[n], twin)
-                if diff:
-                    notes[n] = f"the debug-info twin's code differs ({diff}): no file:line"
-                else:
-                    symbol_outs[n] = twin
-        results = {}
-        for n in names:
-            res = measure(top, n, outs[n], args.seconds, args.load, thresholds[n], args.cpus,
-                          results_dir, args.buffer_kb, args.period)
-            try:
-                results[n] = result_of(n, res.text, thresholds[n],
-                                       os.path.join(symbol_outs[n], "vmlinux"), tree,
-                                       res.problems())
-                if n in notes:
-                    results[n]["note"] = notes[n]
-            except PvrtError as e:
-                results[n] = {"variant": n, "threshold_us": thresholds[n], "samples": [],
-                              "problems": res.problems() + [str(e)]}
-            results[n].update(log=res.log_path, load=args.load, seconds=args.seconds,
-                              cpus=args.cpus)
-            save(results, os.path.join(results_dir, "attribution.json"))
+            twin = debug_info_twin(top, bdir, tree, build.Variant(n, top).build_name)
+            diff = same_text(outs[n], twin)
+            if diff:
+                notes[n] = f"the debug-info twin's code differs ({diff}): no file:line"
+            else:
+                symbol_outs[n] = twin
+    results = {}
+    for n in names:
+        res = measure(top, n, outs[n], args.seconds, args.load, thresholds[n], args.cpus,
+                      results_dir, args.buffer_kb, args.period)
+        try:
+            results[n] = result_of(n, res.text, thresholds[n],
+                                   os.path.join(symbol_outs[n], "vmlinux"), tree,
+                                   res.problems())
+            if n in notes:
+                results[n]["note"] = notes[n]
+        except PvrtError as e:
+            results[n] = {"variant": n, "threshold_us": thresholds[n], "samples": [],
+                          "problems": res.problems() + [str(e)]}
+        results[n].update(log=res.log_path, load=args.load, seconds=args.seconds,
+                          cpus=args.cpus)
+        save(results, os.path.join(results_dir, "attribution.json"))
+    return results, results_dir
+
+
+def report_results(results, json_path, png_path, top):
+    """Print each variant's table, write JSON_PATH and the plot PNG_PATH; 0
+    when every variant is a result."""
     ok = True
     for n, res in results.items():
         if res["problems"]:
             ok = False
             print(f"{n}: not a result: {'; '.join(res['problems'])}")
             continue
-        print(table(n, res, args.top))
+        print(table(n, res, top))
         if not res.get("debug_info"):
             print(f"  ({n}'s vmlinux has no debug information: frames are function+offset;"
                   " scripts/faddr2line on a CONFIG_DEBUG_INFO build gives file:line)")
     for n, res in results.items():
         res["sections"] = aggregate(res["samples"]) if not res["problems"] else []
         res["classes"] = aggregate(res["samples"], by="class") if not res["problems"] else []
-    save(results, os.path.join(results_dir, "attribution.json"))
-    png = plot({n: r for n, r in results.items() if not r["problems"]},
-               os.path.join(results_dir, "attribution.png"), args.top)
-    print(f"results: {results_dir}" + (f" (plot {png})" if png else ""))
+    save(results, json_path)
+    png = plot({n: r for n, r in results.items() if not r["problems"]}, png_path, top)
+    print(f"results: {json_path}" + (f", plot {png}" if png else ""))
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    entry(lock.with_build_lock(main))
+    entry(main)

@@ -403,7 +403,7 @@ def parse_stats(lines):
 def parse_hist(lines, threshold_us):
     """rtla timerlat hist: thread samples counted at or above THRESHOLD_US
     (the "over:" bucket included), the thread maximum and sample count."""
-    over, count, tmax, cols = 0, 0, None, None
+    over, count, tmax, cols, hist, beyond = 0, 0, None, None, {}, 0
     for line in lines:
         p = line.split()
         if not p:
@@ -411,18 +411,24 @@ def parse_hist(lines, threshold_us):
         if p[0] == "Index":
             cols = [i for i, c in enumerate(p) if c.startswith("Thr-")]
         elif cols and p[0].isdigit() and len(p) > max(cols):
+            n = sum(int(p[i]) for i in cols)
+            if n:
+                hist[int(p[0])] = hist.get(int(p[0]), 0) + n
             if int(p[0]) >= threshold_us:
-                over += sum(int(p[i]) for i in cols)
+                over += n
         elif cols and p[0] in ("over:", "count:", "max:") and len(p) > max(cols):
             vals = [int(p[i]) for i in cols if p[i].lstrip("-").isdigit()]
             if p[0] == "over:":
                 over += sum(vals)
+                beyond = sum(vals)
             elif p[0] == "count:":
                 count = sum(vals)
             else:
                 tmax = max(vals) if vals else None
+    # timerlat's own p99.9 by the tools' one convention (console.percentile).
+    p999 = console.percentile(hist, sum(hist.values()) + beyond, 99.9, above=tmax)
     return {"hist_over": over, "hist_samples": count, "hist_thread_max": tmax,
-            "hist_read": cols is not None}
+            "hist_thread_p999": p999, "hist_read": cols is not None}
 
 
 def analyse(text, threshold_us, symbols=None, depth=2):
@@ -522,6 +528,9 @@ def table(variant, res, top):
     rows = res["samples"]
     head = (f"{variant}: {len(rows)} thread samples >= {res['threshold_us']} us of"
             f" {res['timerlat_samples']} timerlat samples")
+    if res.get("hist_thread_p999") is not None:
+        head += (f" (timerlat thread latency: p99.9 {res['hist_thread_p999']} us,"
+                 f" max {res['hist_thread_max']} us)")
     if not rows:
         return head + ": no sample above the threshold, nothing to attribute"
     base = res.get("baseline_us")
@@ -558,11 +567,11 @@ def plot(results, path, top=10):
         return None
     colours = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:gray", "tab:blue",
                                  "tab:purple", "tab:green")))
-    fig, axes = plt.subplots(len(variants), 1, figsize=(11, 1.2 + 0.42 * top * len(variants)),
+    fig, axes = plt.subplots(len(variants), 1, figsize=(12, 1.2 + 0.42 * top * len(variants)),
                              squeeze=False)
     for ax, v in zip(axes[:, 0], variants):
         groups = aggregate(results[v]["samples"])[:top][::-1]
-        labels = [(g["key"] if len(g["key"]) <= 60 else g["key"][:57] + "...") for g in groups]
+        labels = [(g["key"] if len(g["key"]) <= 56 else g["key"][:53] + "...") for g in groups]
         ax.barh(range(len(groups)), [g["share"] * 100 for g in groups],
                 color=[colours[g["class"]] for g in groups])
         ax.set_yticks(range(len(groups)), labels, fontsize=7)
@@ -705,8 +714,6 @@ def main(argv=None):
         ap.error("--buffer-kb must be at least 64")
     if args.from_dir is None and args.threshold is None:
         ap.error("give --from RESULTS_DIR or --threshold US")
-    top = os.environ["PVRT_TOP"]
-    bdir = os.environ["PVRT_BUILD"]
     names = [n for n in args.variants.split(",") if n]
     if args.input:
         if args.threshold is None:
@@ -720,6 +727,7 @@ def main(argv=None):
         # Next to the log, apart from the run's own attribution.json.
         stem = os.path.splitext(os.path.abspath(args.input))[0] + ".attribution"
         return report_results(results, stem + ".json", stem + ".png", args.top)
+    top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     with lock.held(os.path.join(bdir, "run"), "build directory"):
         results, results_dir = run(args, top, bdir, names)
     return report_results(results, os.path.join(results_dir, "attribution.json"),

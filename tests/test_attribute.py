@@ -185,13 +185,19 @@ def test_aggregate_counts_worst_and_share():
     assert g[1]["latency_share"] == round(200 / 400, 4)
 
 
-def test_lost_events_are_not_a_result():
+def test_lost_events_are_not_a_result(capsys, tmp_path):
     log = text(TAIL)
     thr = threshold_of(log)
     # The ring buffer overwrote events: its statistics say so.
     overrun = re.sub(r"^overrun: 0$", "overrun: 17", log, count=1, flags=re.M)
     assert overrun != log
-    assert any("17 overrun" in p for p in attribute.analyse(overrun, thr)["problems"])
+    res = attribute.analyse(overrun, thr)
+    assert any("17 overrun" in p for p in res["problems"])
+    rc = attribute.report_results({"project": res}, str(tmp_path / "a.json"),
+                                  str(tmp_path / "a.png"), 10)
+    out = capsys.readouterr().out
+    assert rc == 1 and "project: not a result" in out and "per class" not in out
+    assert not (tmp_path / "a.png").exists()
     # The reader saw the gap: the kernel's own "[LOST N EVENTS]" line.
     first = trace_lines(log)[0]
     lost = log.replace(first, "CPU:0 [LOST 3 EVENTS]\n" + first, 1)

@@ -313,13 +313,22 @@ class Symbols:
         if not os.path.isfile(vmlinux):
             raise PvrtError(f"vmlinux {vmlinux} not found")
         self.vmlinux, self.tree = vmlinux, tree
-        out = subprocess.run(["nm", "-S", "--defined-only", vmlinux], capture_output=True,
+        out = subprocess.run(["nm", "-n", "--defined-only", vmlinux], capture_output=True,
                              text=True, check=True).stdout
-        self.syms = {}
+        # A frame's size is kallsyms': the distance to the next symbol's
+        # address (alignment padding included), as scripts/faddr2line
+        # computes it, not the ELF size.
+        found = []
         for line in out.splitlines():
             p = line.split()
-            if len(p) == 4 and p[2] in "tTwW":
-                self.syms.setdefault(p[3], []).append((int(p[0], 16), int(p[1], 16)))
+            if len(p) == 3 and p[1] in "tTwW":
+                found.append((int(p[0], 16), p[2]))
+        addrs = sorted({a for a, _ in found})
+        following = dict(zip(addrs, addrs[1:]))
+        self.syms = {}
+        for a, name in found:
+            if a in following:
+                self.syms.setdefault(name, []).append((a, following[a] - a))
         heads = subprocess.run(["readelf", "-S", "-W", vmlinux], capture_output=True,
                                text=True, check=True).stdout
         self.debug_info = ".debug_info" in heads
@@ -343,20 +352,21 @@ class Symbols:
         return fit[0] + int(m.group("off"), 16) - (1 if ret else 0)
 
     def lines(self, frames):
-        """{frame: "file:line" (innermost inlined function first)} for FRAMES;
-        the first frame is the interrupted instruction, the others return
-        addresses."""
+        """{(frame, is_return): [(function, "file:line"), ...]} for FRAMES, a
+        list of (frame, is_return): the interrupted instruction is not a
+        return address, the frames below it are.  Innermost inlined function
+        first; one addr2line for all."""
         if not self.debug_info:
             return {}
         addrs = {}
-        for i, f in enumerate(frames):
-            a = self.address(f, ret=i > 0)
+        for f, ret in frames:
+            a = self.address(f, ret=ret)
             if a is not None:
-                addrs.setdefault(f, a)
+                addrs.setdefault((f, ret), a)
         if not addrs:
             return {}
         res = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", self.vmlinux]
-                             + [hex(a) for a in addrs.values()], capture_output=True,
+                             + sorted({hex(a) for a in addrs.values()}), capture_output=True,
                              text=True, check=True).stdout.splitlines()
         # -a -f -i: per address its line, then a function and a file:line
         # line per inlined function, innermost first.
@@ -369,17 +379,27 @@ class Symbols:
                 func = line
             elif cur is not None:
                 if not line.startswith("??"):
-                    by_addr[cur].append(f"{func} {self._short(line.split(' (')[0])}")
+                    by_addr[cur].append((func, self._short(line.split(" (")[0])))
                 func = None
-        return {f: " < ".join(by_addr.get(a, [])) or None for f, a in addrs.items()}
+        return {k: by_addr.get(a, []) for k, a in addrs.items()}
+
+    # The top directories of a kernel tree: where a source path starts.
+    TOP_DIRS = ("arch", "block", "certs", "crypto", "drivers", "fs", "include", "init",
+                "io_uring", "ipc", "kernel", "lib", "mm", "net", "rust", "samples", "scripts",
+                "security", "sound", "tools", "usr", "virt")
 
     def _short(self, path):
+        """PATH (absolute, or relative to an O= build directory) from the
+        top of the kernel tree."""
+        path = os.path.normpath(path)
         if self.tree:
             root = os.path.realpath(self.tree) + "/"
             if path.startswith(root):
                 return path[len(root):]
-            if path.startswith(self.tree.rstrip("/") + "/"):
-                return path[len(self.tree.rstrip("/")) + 1:]
+        parts = path.split("/")
+        for i in range(len(parts) - 1):
+            if parts[i] in self.TOP_DIRS:
+                return "/".join(parts[i:])
         return path
 
 
@@ -469,10 +489,11 @@ def analyse(text, threshold_us, symbols=None, depth=2):
         problems.append(f"rtla counted {hist['hist_over']} thread samples at or above"
                         f" {threshold_us} us, the trace holds {len(trace['samples'])}")
     base = baseline(trace["reference"])
-    rows = []
-    for s in trace["samples"]:
-        cls, key, det = classify(s, base, depth)
-        lines = symbols.lines(det["frames"][:depth + 1]) if symbols else {}
+    rows, shown = [], 12
+    classified = [classify(s, base, depth) for s in trace["samples"]]
+    wanted = {(f, i > 0) for _c, _k, det in classified for i, f in enumerate(det["frames"][:shown])}
+    lines = symbols.lines(sorted(wanted)) if symbols else {}
+    for s, (cls, key, det) in zip(trace["samples"], classified):
         rows.append({"cpu": s["cpu"], "seq": s["seq"],
                      "thread_us": round(s["thread_ns"] / 1000, 1),
                      "irq_us": None if s["irq_ns"] is None else round(s["irq_ns"] / 1000, 1),
@@ -481,8 +502,8 @@ def analyse(text, threshold_us, symbols=None, depth=2):
                      "excess_us": {k: round(v / 1000, 1) for k, v in det["excess"].items()},
                      "who": {k: [(n, round(ns / 1000, 1)) for n, ns in v]
                              for k, v in det["who"].items() if v},
-                     "frames": [{"frame": f, "line": lines.get(f)}
-                                for f in det["frames"][:12]],
+                     "frames": [frame_row(f, lines.get((f, i > 0)))
+                                for i, f in enumerate(det["frames"][:shown])],
                      "has_stack": s["stack"] is not None})
     no_stack = sum(1 for r in rows if not r["has_stack"])
     if no_stack:
@@ -495,6 +516,15 @@ def analyse(text, threshold_us, symbols=None, depth=2):
             "baseline_us": {k: round(v / 1000, 1) for k, v in base.items()},
             "timerlat_samples": trace["totals"]["samples"], "stats": stats, **hist,
             "debug_info": bool(symbols and symbols.debug_info)}
+
+
+def frame_row(frame, chain):
+    """A frame of a result: the frame, its function's file:line and, when
+    the address is in inlined code, the inlined functions (innermost first)."""
+    if not chain:
+        return {"frame": frame, "line": None, "inlined": []}
+    return {"frame": frame, "line": chain[-1][1],
+            "inlined": [f"{fn} {loc}" for fn, loc in chain[:-1]]}
 
 
 def aggregate(rows, by="section"):
@@ -546,8 +576,9 @@ def table(variant, res, top):
         where = ex["frames"][0] if ex and ex["frames"] else None
         if where and g["class"] in ("preemption off", "interrupts off", "exit from idle",
                                     "dispatch"):
+            inl = f" (in {where['inlined'][0]})" if where.get("inlined") else ""
             lines.append(f"  {'':>2} {'':>6} {'':>4} {'':>8}  {'':22} at {where['frame']}"
-                         f" {where['line'] or '(no debug info: function+offset only)'};"
+                         f" {where['line'] or '(no file:line without debug info)'}{inl};"
                          f" interrupted {ex['interrupted']}")
     lines.append(f"  per class:")
     for g in aggregate(rows, by="class"):

@@ -281,3 +281,34 @@ def test_a_vmlinux_of_another_build_is_caught():
     assert sym.address("zap_pte_range+0x10/0x100") == 0xffffffff8120000f
     assert sym.address("zap_pte_range+0x10/0x180") is None
     assert sym.mismatch and "size 0x180 in the trace" in sym.mismatch[0]
+
+
+def test_addr2line_output_becomes_file_line_with_the_inlined_chain(monkeypatch):
+    """addr2line -a -f -i prints, per address, a function and a file:line
+    line per inlined function, innermost first: its output for the
+    interrupted instruction folio_add_file_rmap_ptes+0x5/0xa0 of the recorded
+    20 s run, on the --debug-info twin's vmlinux (where the function is at
+    0xffffffff81187500, the next symbol at 0xffffffff811875a0)."""
+    sym = attribute.Symbols.__new__(attribute.Symbols)
+    sym.vmlinux, sym.tree, sym.debug_info, sym.mismatch = "vmlinux", None, True, []
+    sym.syms = {"folio_add_file_rmap_ptes": [(0xffffffff81187500, 0xa0)]}
+    out = text(os.path.join(DATA, "addr2line-folio_add_file_rmap_ptes.txt"))
+    calls = []
+
+    class Done:
+        stdout = out
+
+    def run(cmd, **_kw):
+        calls.append(cmd)
+        return Done()
+    monkeypatch.setattr(attribute.subprocess, "run", run)
+    key = ("folio_add_file_rmap_ptes+0x5/0xa0", False)
+    chain = sym.lines([key])[key]
+    assert calls[0][-1] == "0xffffffff81187505"
+    assert chain[0] == ("constant_test_bit", "arch/x86/include/asm/bitops.h:206")
+    assert chain[-1] == ("folio_add_file_rmap_ptes", "mm/rmap.c:1507")
+    assert len(chain) == 8
+    row = attribute.frame_row(key[0], chain)
+    assert row["line"] == "mm/rmap.c:1507"
+    assert row["inlined"][0] == "constant_test_bit arch/x86/include/asm/bitops.h:206"
+    assert attribute.frame_row("x+0x1/0x2", [])["line"] is None

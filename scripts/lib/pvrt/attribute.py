@@ -107,12 +107,15 @@ def func_of(frame):
 def parse_trace(lines):
     """The samples of a guest/latency-attribute "attrib-trace" section.
 
-    Returns {"samples": [...], "lost": N, "totals": {...}}: per sample its
-    CPU, sequence number, IRQ and thread latency (ns), the task the timer
-    interrupted, the osnoise events of its CPU before the timer's interrupt
-    ("before") and between the interrupt and the thread ("after"), and the
-    stack.  PvrtError if the section is not such a trace."""
+    Returns {"samples": [...], "reference": [...], "lost": N, "totals":
+    {...}}: the samples at or above the guest's threshold and the reference
+    ones below it, each with its CPU, sequence number, IRQ and thread
+    latency (ns), the task the timer interrupted, the osnoise events of its
+    CPU before the timer's interrupt ("before") and between the interrupt
+    and the thread ("after"), and the stack (None for a reference sample).
+    PvrtError if the section is not such a trace."""
     samples, lost, totals = [], 0, None
+    last_seq, ended = {}, {}
     pending = {}                 # cpu -> {"before": [], "irq": ..., "after": []}
     stack_of = None              # the sample whose stack lines follow
     for n, raw in enumerate(lines, 1):
@@ -153,7 +156,16 @@ def parse_trace(lines):
                               "pid": int(m.group("pid"))}
                 continue
             irq = cur["irq"] if cur["irq"] and cur["irq"]["seq"] == int(s.group("seq")) else None
-            samples.append({"cpu": cpu, "seq": int(s.group("seq")),
+            seq = int(s.group("seq"))
+            # A sequence number that goes back is a restarted timerlat thread:
+            # rtla restoring the osnoise options at its exit (print_stack back
+            # to 0) while the guest still reads the instance.  The run is over.
+            if cpu in ended or seq < last_seq.get(cpu, 0):
+                ended[cpu] = ended.get(cpu, 0) + 1
+                pending[cpu] = {"before": [], "irq": None, "after": []}
+                continue
+            last_seq[cpu] = seq
+            samples.append({"cpu": cpu, "seq": seq,
                             "thread_ns": int(s.group("ns")), "ts": _ns(m.group("ts")),
                             "irq_ns": irq["ns"] if irq else None,
                             "irq_ts": irq["ts"] if irq else None,
@@ -182,7 +194,8 @@ def parse_trace(lines):
     # The windows below the threshold are the reference of a typical sample.
     tail = [s for s in samples if s["thread_ns"] >= totals["threshold_us"] * 1000]
     ref = [s for s in samples if s["thread_ns"] < totals["threshold_us"] * 1000]
-    return {"samples": tail, "reference": ref, "lost": lost, "totals": totals}
+    return {"samples": tail, "reference": ref, "lost": lost, "totals": totals,
+            "after_run": sum(ended.values())}
 
 
 def interrupted_frames(stack):
@@ -214,9 +227,9 @@ def components(s):
         # An interrupt (or NMI) that ran across the expected time delayed the
         # timer's interrupt by the overlap: interrupt work, not interrupts off.
         for e in s["before"]:
-            if e["kind"] in ("irq", "nmi", "softirq"):
+            if e["kind"] in ("irq", "nmi"):
                 ov = min(e["start"] + e["dur"], start) - max(e["start"], expected)
-                if ov > 0 and e["kind"] != "softirq":
+                if ov > 0:
                     ov = min(ov, delay)
                     delay -= ov
                     parts["irq_work"] += ov
@@ -513,6 +526,7 @@ def analyse(text, threshold_us, symbols=None, depth=2):
                         + "; ".join(sorted(set(symbols.mismatch))[:3]))
     return {"threshold_us": threshold_us, "samples": rows, "problems": problems,
             "reference_samples": len(trace["reference"]),
+            "after_run": trace["after_run"],
             "baseline_us": {k: round(v / 1000, 1) for k, v in base.items()},
             "timerlat_samples": trace["totals"]["samples"], "stats": stats, **hist,
             "debug_info": bool(symbols and symbols.debug_info)}

@@ -829,7 +829,7 @@ def report_results(results, json_path, png_path, top):
             print(f"{n}: not a result: {'; '.join(res['problems'])}")
             continue
         print(table(n, res, top))
-        if not res.get("debug_info"):
+        if res["samples"] and not res.get("debug_info"):
             print(f"  ({n}'s vmlinux has no debug information: frames are function+offset;"
                   " scripts/faddr2line on a CONFIG_DEBUG_INFO build gives file:line)")
     for n, res in results.items():

@@ -251,13 +251,22 @@ def test_bad_input_is_a_clear_error(tmp_path):
     with pytest.raises(PvrtError, match="no valid cyclictest run of project"):
         attribute.threshold_from(str(tmp_path), "project", "stress-set", 1)
     with pytest.raises(PvrtError, match="not found"):
-        attribute.main(["--input", str(tmp_path / "missing.log"), "--threshold", "50"])
+        attribute.main(["--input", str(tmp_path / "missing.log")])
+    # A recorded boot has the stacks of its own threshold only: another one
+    # is refused, and nothing is written next to it.
+    log = tmp_path / "project-stress-set-smp1.log"
+    log.write_text(text(TAIL))
+    with pytest.raises(PvrtError, match="traced at 65 us, not 60 us"):
+        attribute.main(["--input", str(log), "--threshold", "60"])
+    assert os.listdir(tmp_path) == [log.name]
+    assert attribute.main(["--input", str(log)]) == 0
+    assert (tmp_path / "project-stress-set-smp1.attribution.json").exists()
 
 
 @pytest.mark.parametrize("argv", [
     [], ["--threshold", "0"], ["--from", "x", "--threshold", "5"],
     ["--threshold", "5", "--seconds", "0"], ["--threshold", "5", "--cpus", "3"],
-    ["--input", "x.log"], ["--threshold", "5", "--load", "nosuch"],
+    ["--threshold", "5", "--load", "nosuch"],
 ])
 def test_bad_arguments_are_refused_before_any_build(argv, capsys):
     with pytest.raises(SystemExit) as e:

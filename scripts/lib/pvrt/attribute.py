@@ -47,8 +47,8 @@ build/results/attrib-<time>/.
 
   scripts/attribute-latency --from build/report/<time>    project and stock-tuned, 60 s
   scripts/attribute-latency --variants project --seconds 20 --threshold 60 --cpus 1
-  scripts/attribute-latency --input build/results/attrib-<time>/project.log \\
-      --vmlinux build/out/project/vmlinux --threshold 60   analyse a recorded boot again
+  scripts/attribute-latency --input build/results/attrib-<time>/project-stress-set-smp1.log \\
+      --vmlinux build/out/project/vmlinux                  analyse a recorded boot again
 """
 
 import argparse
@@ -716,6 +716,17 @@ def same_text(out_a, out_b):
     return None
 
 
+def traced_threshold(text):
+    """The threshold (us) a recorded guest/latency-attribute boot traced at."""
+    sec = console.sections(text).get("attrib-hist")
+    m = sec and next((re.search(r"threshold (\d+) us", ln) for ln in sec[1]
+                      if ln.startswith("# buffer")), None)
+    if not m:
+        raise PvrtError("no attrib-hist section with its '# buffer ... threshold' line"
+                        " (not a guest/latency-attribute boot, or it did not finish)")
+    return int(m.group(1))
+
+
 def result_of(variant, text, threshold, vmlinux, tree, boot_problems=()):
     symbols = Symbols(vmlinux, tree) if vmlinux else None
     res = analyse(text, threshold, symbols)
@@ -747,7 +758,8 @@ def main(argv=None):
     ap.add_argument("--debug-info", action="store_true",
                     help="file:line from a twin built with debug information (checked to"
                          " have the measured kernel's code layout)")
-    ap.add_argument("--input", metavar="LOG", help="analyse a recorded boot's console log")
+    ap.add_argument("--input", metavar="LOG",
+                    help="analyse a recorded boot's console log (at its own threshold)")
     ap.add_argument("--vmlinux", help="with --input: the traced kernel's vmlinux")
     args = ap.parse_args(argv)
     if args.seconds < 1 or args.top < 1 or args.depth < 0 or args.period < 100:
@@ -757,18 +769,20 @@ def main(argv=None):
         ap.error("--threshold must be at least 1 us")
     if args.buffer_kb is not None and args.buffer_kb < 64:
         ap.error("--buffer-kb must be at least 64")
-    if args.from_dir is None and args.threshold is None:
+    if args.from_dir is None and args.threshold is None and not args.input:
         ap.error("give --from RESULTS_DIR or --threshold US")
     names = [n for n in args.variants.split(",") if n]
     if args.input:
-        if args.threshold is None:
-            ap.error("--input needs --threshold")
         if not os.path.isfile(args.input):
             raise PvrtError(f"{args.input} not found")
         with open(args.input, encoding="utf-8", errors="replace") as f:
             text = f.read()
+        traced = traced_threshold(text)
+        if args.threshold is not None and args.threshold != traced:
+            raise PvrtError(f"{args.input} was traced at {traced} us, not {args.threshold} us:"
+                            " the guest kept only the stacks at or above its own threshold")
         name = os.path.basename(args.input).split("-")[0]
-        results = {name: result_of(name, text, args.threshold, args.vmlinux, None)}
+        results = {name: result_of(name, text, traced, args.vmlinux, None)}
         # Next to the log, apart from the run's own attribution.json.
         stem = os.path.splitext(os.path.abspath(args.input))[0] + ".attribution"
         return report_results(results, stem + ".json", stem + ".png", args.top)

@@ -254,13 +254,15 @@ def test_bad_input_is_a_clear_error(tmp_path):
         attribute.main(["--input", str(tmp_path / "missing.log")])
     # A recorded boot has the stacks of its own threshold only: another one
     # is refused, and nothing is written next to it.
-    log = tmp_path / "project-stress-set-smp1.log"
+    rec = tmp_path / "rec"
+    rec.mkdir()
+    log = rec / "project-stress-set-smp1.log"
     log.write_text(text(TAIL))
     with pytest.raises(PvrtError, match="traced at 65 us, not 60 us"):
         attribute.main(["--input", str(log), "--threshold", "60"])
-    assert os.listdir(tmp_path) == [log.name]
+    assert os.listdir(rec) == [log.name]
     assert attribute.main(["--input", str(log)]) == 0
-    assert (tmp_path / "project-stress-set-smp1.attribution.json").exists()
+    assert (rec / "project-stress-set-smp1.attribution.json").exists()
 
 
 @pytest.mark.parametrize("argv", [

@@ -4,6 +4,7 @@
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -561,6 +562,48 @@ def test_a_debug_kernel_that_does_not_build_fails_its_lint_cases(tmp_path, monke
     assert "FAIL  W=1 and sparse clean on the series' lines: kernel/locking/lockdep_proc.c" in out
 
 
+RTLOCK_PASSED = ("[    3.88] \x20   ok 4 pvs_rtlock_in_rcu_reader\n"
+                 "[    3.90] \x20   ok 5 pvs_rtlock_unlock_not_owner\n")
+# make check's kunit-debug console before the pv_spinlock suites were linked
+# ahead of pv_mutex_kunit (pvk_deadlock_aa's report had switched lockdep off).
+RTLOCK_LOCKDEP_OFF = (
+    "[    3.575796]     ok 1 pvs_rtlock_keeps_state\n"
+    "[    3.887531]     ok 4 pvs_rtlock_in_rcu_reader # SKIP lockdep was off (debug_locks=0):"
+    " its part is not checked\n"
+    "[    3.905616]     ok 5 pvs_rtlock_unlock_not_owner # SKIP lockdep was off"
+    " (debug_locks=0): its part is not checked\n")
+
+
+@pytest.mark.parametrize("text, bad", [
+    (RTLOCK_PASSED, []),
+    (RTLOCK_LOCKDEP_OFF, ["pvs_rtlock_in_rcu_reader: ok # SKIP lockdep was off",
+                          "pvs_rtlock_unlock_not_owner: ok # SKIP lockdep was off"]),
+    (RTLOCK_PASSED.replace("ok 5", "not ok 5"), ["pvs_rtlock_unlock_not_owner: not ok"]),
+    (RTLOCK_PASSED.splitlines(keepends=True)[0], ["pvs_rtlock_unlock_not_owner: no result"]),
+    (RTLOCK_PASSED + "[ 4.0]     ok 6 pvs_new_case # SKIP lockdep was off (debug_locks=0)\n",
+     ["pvs_new_case: # SKIP lockdep was off"]),
+])
+def test_the_debug_kernel_checks_the_rtlock_cases_lockdep_parts(text, bad, tmp_path,
+                                                                monkeypatch, capsys):
+    """On the debug kernel the rtlock cases must pass with their lockdep
+    part: a case skipped because lockdep was off fails the stage."""
+    got = check.kunit.lockdep_parts_unchecked(text)
+    assert len(got) == len(bad) and all(g.startswith(b) for g, b in zip(got, bad))
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(check.boot, "boot", _FakeBoot(text))
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (9, 0))
+    monkeypatch.setattr(check.Check, "noconv_debug_kunit", lambda self: None)
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_debug_kunit()
+    out = capsys.readouterr().out
+    verdict = "FAIL" if bad else "ok"
+    assert f"{verdict}  the pv_spinlock rtlock cases' lockdep parts ran with lockdep on" in out
+    assert c.res.failed == (1 if bad else 0)
+
+
 @pytest.mark.parametrize("text, failing", [
     ("", None),
     ("[ 1.0] BUG: scheduling while atomic: kunit_try_catch/42/0x00000002\n", "console free"),
@@ -572,7 +615,8 @@ def test_the_debug_kunit_boot_judges_its_console(text, failing, tmp_path, monkey
     monkeypatch.setenv("PVRT_TOP", top)
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     monkeypatch.setattr(check.boot, "boot",
-                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + text))
+                        _FakeBoot("[ 0.5] Good, all 345 testcases passed! |\n" + RTLOCK_PASSED
+                                  + text))
     monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
     monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (88, 0))
     c = check.Check(argparse.Namespace(only=None))
@@ -724,3 +768,379 @@ def test_preempt_none_boot_is_judged(tmp_path, monkeypatch, text, problems, ok):
 def test_odebug_is_a_splat():
     from pvrt import console
     assert console.splats("ODEBUG: init on stack object (hrtimer) not annotated\n")
+
+
+FUTEX_OK = ["futex-pi-timeout: 3 runs, timeout 100 ms, late after 500 ms, rest 3 s,"
+            " sched_rt_runtime_us 950000, sched_rt_period_us 1000000"] + [
+    f"futex-pi-timeout: run {i}: FUTEX_LOCK_PI2 100 ms: returned -1 (ETIMEDOUT) after"
+    f" {ms} ms, queued {ms - 10} ms before the deadline (at least 50), owner switched out 0 times meanwhile: ok"
+    for i, ms in ((1, 100), (2, 135), (3, 100))]
+
+
+@pytest.mark.parametrize("sec, ok", [
+    ((0, FUTEX_OK), True),
+    # the rtmutex spin fix's "before" figures: the first run overran
+    ((1, FUTEX_OK[:1] + [FUTEX_OK[1].replace("100 ms,", "1110 ms,").replace(": ok", ": LATE")]
+      + FUTEX_OK[2:]), False),
+    # a run that did not show a wait on a running owner
+    ((1, FUTEX_OK[:2] + [FUTEX_OK[2].replace("0 times meanwhile: ok", "1 times meanwhile:"
+                                             " NOT SHOWN (no wait on a running owner)")]
+      + FUTEX_OK[3:]), False),
+    # refused: the program's own limits
+    ((2, FUTEX_OK[:1] + ["futex-pi-timeout: sched_rt_period_us must be at most 3000000"]),
+     False),
+    ((2, FUTEX_OK[:1] + ["futex-pi-timeout: needs 2 CPUs"]), False),
+    ((0, FUTEX_OK[:3]), False),         # a run missing
+    ((None, FUTEX_OK[:2]), False),      # the program never ended its section
+    (None, False),
+])
+def test_the_boot_judges_the_futex_pi_timeout_section(sec, ok, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    c.boot_futex_pi({} if sec is None else {"futex-pi": sec})
+    assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
+    out = capsys.readouterr().out
+    assert ("ok  FUTEX_LOCK_PI2" if ok else "FAIL  FUTEX_LOCK_PI2") in out
+
+
+def _kunit_module_tree(tmp_path, monkeypatch):
+    """A Check whose tree holds a stand-in source of every KUnit module."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    c = check.Check(argparse.Namespace(only=None))
+    tests = os.path.join(c.tree, "kernel", "locking", "tests")
+    os.makedirs(tests)
+    for mod in check.Check.KUNIT_MODULES:
+        with open(os.path.join(tests, f"{mod}.c"), "w", encoding="utf-8") as f:
+            f.write("/* suite */\n")
+    return c
+
+
+@pytest.mark.parametrize("stage, kernel, mdir", [
+    ("x86_64", "project", "{}-module"),
+    ("kunit-debug", "debug", "{}-module-debug"),
+])
+def test_each_kunit_suite_builds_as_a_module(stage, kernel, mdir, tmp_path, monkeypatch, capsys):
+    """pv_mutex_kunit and pv_spinlock_kunit, each built as an external module
+    against the kernel's Module.symvers: a modpost error fails its case."""
+    import subprocess
+    c = _kunit_module_tree(tmp_path, monkeypatch)
+    built = []
+
+    def run(cmd, *a, **k):
+        m = next(x for x in cmd if x.startswith("M="))[2:]
+        mod = os.path.basename(m).split("-module")[0]
+        built.append(os.path.basename(m))
+        assert open(os.path.join(m, "Makefile"), encoding="utf-8").read() == f"obj-m += {mod}.o\n"
+        if mod == "pv_spinlock_kunit":   # as a symbol the kernel does not export makes it
+            return subprocess.CompletedProcess(cmd, 2, "", 'ERROR: modpost: "max_lock_depth"'
+                                               " [pv_spinlock_kunit.ko] undefined!")
+        open(os.path.join(m, f"{mod}.ko"), "w", encoding="utf-8").close()
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(c, "run", run)
+    c.kunit_module_modpost(str(tmp_path / "out"), stage, kernel)
+    assert built == [mdir.format(m) for m in check.Check.KUNIT_MODULES]
+    out = capsys.readouterr().out
+    assert f"ok  pv_mutex_kunit builds as a module (modpost against the {kernel} kernel)" in out
+    assert f"FAIL  pv_spinlock_kunit builds as a module (modpost against the {kernel} kernel)" \
+        in out and '"max_lock_depth" [pv_spinlock_kunit.ko] undefined' in out
+    assert [j[0] for j in c.res.junit] == [stage, stage]
+
+
+def _board_stage(tmp_path, monkeypatch, job):
+    """The board stage with the builds, the board and the job stubbed: JOB(argv, bdir)
+    plays validate --target (writes a report directory, returns or raises)."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    ids = {"board-stock": "aa" * 20, "board": "bb" * 20}
+    calls = []
+
+    def build_(top, tree, name, log=print):
+        calls.append(f"build {name}")
+        return str(tmp_path / "build" / "out" / name)
+    monkeypatch.setattr(check.build, "build", build_)
+    monkeypatch.setattr(check.target, "built_build_id",
+                        lambda out: (ids[os.path.basename(out)], "<"))
+
+    def start(top, bdir, kernel, port, **k):
+        calls.append("start " + kernel.split(os.sep + "out" + os.sep)[1].split(os.sep)[0])
+        running.append(4242)
+        return 40022
+    running = []
+    monkeypatch.setattr(check.board, "start", start)
+    monkeypatch.setattr(check.board, "qemu_pid", lambda bdir: running[-1] if running else None)
+
+    def stop(bdir):
+        calls.append("stop")
+        return running.pop() if running else None
+    monkeypatch.setattr(check.board, "stop", stop)
+    monkeypatch.setattr(check.board, "gone", lambda pid: True)
+
+    def main(argv):
+        calls.append("validate " + " ".join(argv))
+        return job(argv, str(tmp_path / "build"))
+    monkeypatch.setattr(check.validate, "main", main)
+    return check.Check(argparse.Namespace(only="board")), ids, calls
+
+
+def _board_report(bdir, rows):
+    import json
+    d = os.path.join(bdir, "report", "20261124-170000")
+    os.makedirs(d)
+    with open(os.path.join(d, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(rows, f)
+
+
+def _board_rows(ids, **change):
+    hw = {"kind": "hwlat", "max_us": 14, "problems": []}
+    runs = [{"kind": "latency", "variant": v, "load": "stress-set", "run": 1, "samples": 24000,
+             "max": 300, "problems": [], "build_id": ids[v], "log": f"{v}.log"}
+            for v in ("board-stock", "board")]
+    for r in runs:
+        r.update(change.get(r["variant"], {}))
+    return [hw] + runs
+
+
+def test_the_board_stage_passes_a_job_that_booted_each_kernel(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert chk.res.failed == 0 and chk.res.passed == 11, out
+    assert calls[:3] == ["build board-stock", "build board", "start board"]
+    assert calls[-1] == "stop"
+    argv = calls[3].split()
+    assert argv[argv.index("--variants") + 1] == "board-stock,board"
+    assert "--seconds 5 --hwlat-seconds 3 --load none" in calls[3]
+
+
+@pytest.mark.parametrize("what", ["wrong kernel", "refused", "no samples", "splat"])
+def test_the_board_stage_fails_a_wrong_kernel_and_a_bad_run(what, tmp_path, monkeypatch,
+                                                            capsys):
+    """The board booted the other variant's image (the same rows a job
+    without the build-id check would write), the job refused it, a run
+    without samples, a splat: each fails the stage, and the board is stopped."""
+    def job(argv, bdir):
+        if what == "refused":
+            _board_report(bdir, _board_rows(ids)[:1])
+            raise check.target.TargetError("the board booted ... not the kernel just built")
+        change = {"wrong kernel": {"board-stock": {"build_id": ids["board"]}},
+                  "no samples": {"board": {"samples": 0}},
+                  "splat": {"board": {"problems": ["BUG: scheduling while atomic"]}}}[what]
+        _board_report(bdir, _board_rows(ids, **change))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert chk.res.failed and chk.res.passed + chk.res.failed == 11
+    assert calls[-1] == "stop"
+    failing = {"wrong kernel": "board-stock: the board ran the kernel built",
+               "refused": "validate --target ran to its end",
+               "no samples": "board: cyclictest samples",
+               "splat": "board: a clean console"}[what]
+    assert f"FAIL  {failing}" in out
+
+
+def test_the_board_is_stopped_when_it_does_not_start_or_the_job_crashes(tmp_path, monkeypatch,
+                                                                          capsys):
+    def job(argv, bdir):
+        raise KeyboardInterrupt
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    with pytest.raises(KeyboardInterrupt):
+        chk.st_board()
+    assert calls[-1] == "stop"
+
+    def start(*a, **k):
+        raise check.PvrtError("the board did not answer on ssh in 600s")
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert "FAIL  validate --target ran to its end" in out and "did not answer" in out
+    assert chk.res.passed + chk.res.failed == 11 and calls[-1] == "stop"
+
+
+@pytest.mark.parametrize("exc", [SystemExit(2), subprocess.TimeoutExpired("ssh", 60),
+                                 subprocess.CalledProcessError(1, "ssh")])
+@pytest.mark.parametrize("where", ["start", "job"])
+def test_the_board_stage_records_its_cases_whatever_the_job_raises(exc, where, tmp_path,
+                                                                    monkeypatch, capsys):
+    """argparse's SystemExit, ssh's TimeoutExpired or CalledProcessError, from
+    board.start or from the job: the stage's own cases, the board stopped."""
+    def job(argv, bdir):
+        raise exc
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    if where == "start":
+        def start(*a, **k):
+            raise exc
+        monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert "FAIL  validate --target ran to its end" in out
+    assert chk.res.passed + chk.res.failed == 11 and calls[-1] == "stop"
+
+
+def test_a_broken_board_is_given_up_in_minutes(tmp_path, monkeypatch):
+    def job(argv, bdir):
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    seen = {}
+    real = check.board.start
+
+    def start(*a, **k):
+        seen.update(k)
+        return real(*a, **k)
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    assert seen.get("timeout") == 180
+    argv = calls[3].split()
+    assert argv[argv.index("--target-boot-timeout") + 1] == "180"
+
+
+def test_sigterm_during_the_board_job_stops_the_board(tmp_path, monkeypatch):
+    """check.main turns SIGTERM and SIGHUP into SystemExit, so that the
+    stage's finally stops the board's QEMU; a board still reported running
+    after the stop fails the stage (gone() False)."""
+    import signal
+
+    def job(argv, bdir):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not interrupt the job")
+    chk, _ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    old = signal.getsignal(signal.SIGTERM)
+    try:
+        with check.exit_on_signals():
+            with pytest.raises(SystemExit) as e:
+                chk.st_board()
+        assert e.value.code == 128 + signal.SIGTERM
+        assert calls[-1] == "stop"
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert signal.getsignal(signal.SIGTERM) == old
+
+
+def test_sigterm_ends_the_whole_check_not_one_stage(tmp_path, monkeypatch):
+    """Check.stage records a stage's SystemExit as its failed case, but the
+    SIGTERM/SIGHUP of exit_on_signals must end the check: no later stage."""
+    monkeypatch.setenv("PVRT_TOP", str(tmp_path))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    chk = check.Check(argparse.Namespace(only=None))
+
+    def killed():
+        raise check.Terminated(143)
+    with pytest.raises(check.Terminated):
+        chk.stage("board", killed)
+
+
+def test_a_signal_ignored_by_the_caller_stays_ignored():
+    """nohup or a CI runner ignoring SIGHUP: the check must not die of it."""
+    import signal
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with check.exit_on_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, old)
+
+
+def test_a_board_qemu_that_survives_the_stop_fails_the_stage(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    monkeypatch.setattr(check.board, "gone", lambda pid: False)
+    chk.st_board()
+    out = capsys.readouterr().out
+    assert "FAIL  the board's QEMU is stopped" in out and "pid 4242 still runs" in out
+
+
+def test_a_hwlat_row_without_problems_is_judged(tmp_path, monkeypatch, capsys):
+    def job(argv, bdir):
+        rows = _board_rows(ids)
+        del rows[0]["problems"]
+        _board_report(bdir, rows)
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    chk.st_board()
+    assert chk.res.failed == 0 and chk.res.passed == 11
+
+
+def test_the_board_job_stops_waiting_for_a_board_whose_qemu_is_gone(tmp_path, monkeypatch):
+    seen = []
+
+    def job(argv, bdir):
+        seen.append(check.target.ALIVE())
+        running.clear()
+        seen.append(check.target.ALIVE())
+        _board_report(bdir, _board_rows(ids))
+        return 0
+    chk, ids, calls = _board_stage(tmp_path, monkeypatch, job)
+    running = []
+    monkeypatch.setattr(check.board, "qemu_pid", lambda bdir: running[-1] if running else None)
+    real = check.board.start
+
+    def start(*a, **k):
+        running.append(real(*a, **k) and 4242)
+        return 40022
+    monkeypatch.setattr(check.board, "start", start)
+    chk.st_board()
+    assert seen == [True, False] and check.target.ALIVE is None
+
+
+@pytest.mark.parametrize("failing", ["ikt-check", "bench-loader-check", "futex-pi-timeout", ""])
+def test_the_futex_pi_program_runs_whatever_failed_before_it(failing, tmp_path, monkeypatch):
+    """The boot's guest command, run by a shell with each step a stub: an
+    earlier step's failure must not hide the futex verdict (a "no futex-pi
+    section" instead), and the command's status still says it failed."""
+    import subprocess
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    fake = _FakeBoot()
+    cmds = []
+    monkeypatch.setattr(check.boot, "boot", lambda k, cmd, *a, **kw: (cmds.append(cmd),
+                                                                       fake(k, cmd, *a, **kw))[1])
+    monkeypatch.setattr(check.build, "build_variant", lambda *a, **k: None)
+    monkeypatch.setattr(check.build, "configure", lambda *a, **k: [])
+    monkeypatch.setattr(check.build, "series_kunitconfigs", lambda *a, **k: [])
+    monkeypatch.setattr(check.kunit, "kunit_counts", lambda tree, log: (1, 0))
+    c = check.Check(argparse.Namespace(only=None))
+    c.st_boot()
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for step in ("ikt-check", "torture", "cyclictest-load", "bench-loader-check",
+                 "futex-pi-timeout"):
+        (bindir / step).write_text(f"#!/bin/sh\necho {step}\nexit {int(step == failing)}\n")
+        (bindir / step).chmod(0o755)
+    r = subprocess.run(["sh", "-c", cmds[0]], capture_output=True, text=True,
+                       env={"PATH": f"{bindir}:/usr/bin:/bin"})
+    assert "futex-pi-timeout" in r.stdout.split()
+    assert (r.returncode != 0) == bool(failing)
+
+
+def test_a_modpost_warning_fails_the_module_build(tmp_path, monkeypatch, capsys):
+    """modpost's warnings (a section mismatch, a missing MODULE_DESCRIPTION())
+    leave its status 0 and the .ko built: they fail the case too."""
+    import subprocess
+    c = _kunit_module_tree(tmp_path, monkeypatch)
+
+    def run(cmd, *a, **k):
+        m = next(x for x in cmd if x.startswith("M="))[2:]
+        mod = os.path.basename(m).split("-module")[0]
+        open(os.path.join(m, f"{mod}.ko"), "w", encoding="utf-8").close()
+        warn = (f"WARNING: modpost: missing MODULE_DESCRIPTION() in {mod}.o\n"
+                if mod == "pv_mutex_kunit" else "")
+        return subprocess.CompletedProcess(cmd, 0, "  MODPOST Module.symvers\n", warn)
+
+    monkeypatch.setattr(c, "run", run)
+    c.kunit_module_modpost(str(tmp_path / "out"))
+    out = capsys.readouterr().out
+    assert "FAIL  pv_mutex_kunit builds as a module" in out
+    assert "missing MODULE_DESCRIPTION() in pv_mutex_kunit.o" in out
+    assert "ok  pv_spinlock_kunit builds as a module" in out

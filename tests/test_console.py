@@ -243,6 +243,21 @@ def test_load_work_line():
     assert console.load_work(["000001 000002"]) is None
 
 
+def _run_cyclictest_load(busybox, tmp_path, bindir, load):
+    """guest/cyclictest-load for 1 s of LOAD under busybox sh, with the stub
+    programs of BINDIR first in PATH; its completed process."""
+    import subprocess
+    for f in bindir.iterdir():
+        f.chmod(0o755)
+    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
+    r = subprocess.run([busybox, "sh", script, "1", load], capture_output=True,
+                       text=True, timeout=90, cwd=tmp_path,
+                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
+                            "PVRT_LOAD_WORK": str(tmp_path / "work")})
+    assert r.returncode == 0, r.stderr
+    return r
+
+
 def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_path):
     """guest/cyclictest-load under busybox sh with a stub cyclictest (two
     threads, the second one's buckets only in its own column) and a stub
@@ -266,14 +281,7 @@ def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_pat
         "# Histogram Overflows: 00000 00000\\n' > $h\n")
     pids = tmp_path / "pids"
     (bindir / "hackbench").write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 0.4\n")
-    for f in bindir.iterdir():
-        f.chmod(0o755)
-    script = os.path.join(os.path.dirname(__file__), "..", "guest", "cyclictest-load")
-    r = subprocess.run([busybox, "sh", script, "1", "hackbench"], capture_output=True,
-                       text=True, timeout=90,
-                       env={"PATH": f"{bindir}:{os.environ['PATH']}",
-                            "PVRT_LOAD_WORK": str(tmp_path / "work")})
-    assert r.returncode == 0, r.stderr
+    r = _run_cyclictest_load(busybox, tmp_path, bindir, "hackbench")
     body = console.sections(r.stdout)["cyclictest"][1]
     lat = console.cyclictest(body)
     assert lat.hist == {10: 5, 11: 7} and lat.samples == 12
@@ -289,6 +297,44 @@ def test_guest_cyclictest_load_stops_the_whole_load_and_reports_its_work(tmp_pat
         if state != "Z":            # a zombie has ended: its reaper is not ours
             alive.append((pid, state))
     assert not alive, "a hackbench outlived the load"
+
+
+# stress-ng 0.15.06's --metrics-brief lines (Debian 12's, the one the
+# initramfs packs), as it printed them for `stress-ng --cpu 1 --pipe 1 -t 1s -q
+# --metrics-brief` on this host.
+STRESS_NG_METRICS = (
+    "stress-ng: metrc: [7901] stressor       bogo ops real time  usr time  sys time"
+    "   bogo ops/s     bogo ops/s\n"
+    "stress-ng: metrc: [7901]                           (secs)    (secs)    (secs)"
+    "   (real time) (usr+sys time)\n"
+    "stress-ng: metrc: [7901] cpu                 700      1.00      0.66      0.00"
+    "       699.23        1060.61\n"
+    "stress-ng: metrc: [7901] pipe             224262      1.00      0.13      0.70"
+    "    224077.38      270195.58\n"
+    "stress-ng: metrc: [7901] miscellaneous metrics:\n"
+    "stress-ng: metrc: [7901] pipe                 142.55 MB per sec pipe write rate"
+    " (geometic mean of 1 instances)\n")
+
+
+def test_guest_cyclictest_load_reports_stress_ngs_bogo_ops(tmp_path):
+    """Under the stress-ng mix the load's work is stress-ng's own bogo-op
+    count per stressor, read from its --metrics-brief lines: with 0.15's
+    format ("stress-ng: metrc: [pid] stressor ops ...") every stressor is
+    reported, not an empty "# load work:" that makes every run invalid."""
+    import shutil
+    import subprocess
+    busybox = shutil.which("busybox")
+    if not busybox:
+        pytest.skip("no busybox on this host")
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "cyclictest").write_text(
+        "#!/bin/sh\nfor a; do case $a in --histfile=*) h=${a#--histfile=};; esac; done\n"
+        "printf '000010 000005\\n# Total: 000000005\\n# Max Latencies: 00010\\n' > $h\n")
+    (bindir / "stress-ng").write_text("#!/bin/sh\ncat <<'EOF'\n" + STRESS_NG_METRICS + "EOF\n")
+    r = _run_cyclictest_load(busybox, tmp_path, bindir, "stress")
+    body = console.sections(r.stdout)["cyclictest"][1]
+    assert console.load_work(body) == {"cpu": 700, "pipe": 224262}
 
 
 def test_latency_over_time_puts_each_window_at_its_end():
@@ -314,3 +360,103 @@ def test_ikt_report_marked_lines_and_a_kernel_message_between():
     # Unmarked (older logs): every line is the file's, as before.
     with pytest.raises(ValueError):
         console.ikt_report(IKT_REPORT[:2] + ["random: crng init done"] + IKT_REPORT[2:])
+
+
+# One WARN_ON() report, as the kernel prints it (cut here ... end trace).
+def _warn(where, stamp="2.0"):
+    return (f"[ {stamp}] ------------[ cut here ]------------\n"
+            f"[ {stamp}] WARNING: CPU: 0 PID: 7 at {where}\n"
+            f"[ {stamp}] Modules linked in:\n"
+            f"[ {stamp}] Call Trace:\n"
+            f"[ {stamp}]  <TASK>\n"
+            f"[ {stamp}]  </TASK>\n"
+            f"[ {stamp}] ---[ end trace 0000000000000000 ]---\n")
+
+
+_BEGIN = "    # misuse: expect a warning: unlock by non-owner\n"
+_END = "    # misuse: end of expected warning\n"
+
+
+def test_an_expected_warning_is_one_report_in_its_bracket():
+    text = _BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1") + _END
+    assert console.splats(text) == []
+    assert console.missing_expected(text) == []
+
+
+def test_a_second_report_in_a_bracket_is_not_expected():
+    """A bracket expects one report: a second WARN, or another kind of
+    report (a lockdep splat, a sleeping-in-atomic BUG), inside it fails."""
+    text = (_BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1")
+            + _warn("kernel/sched/core.c:1 foo+0x1", "2.1") + _END)
+    assert console.splats(text) == [
+        (10, "WARNING: CPU: 0 PID: 7 at kernel/sched/core.c:1 foo+0x1"),
+        (12, "Call Trace:")]
+    assert console.missing_expected(text) == []
+    bug = (_BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1")
+           + "[ 2.2] BUG: sleeping function called from invalid context at x.c:1\n" + _END)
+    assert console.splats(bug) == [
+        (9, "BUG: sleeping function called from invalid context at x.c:1")]
+
+
+def test_a_lockdep_report_is_one_report():
+    text = (_BEGIN + "[ 3.3] ============================================\n"
+            "[ 3.3] WARNING: possible recursive locking detected\n"
+            "[ 3.3] --------------------------------------------\n"
+            "[ 3.3] stack backtrace:\n"
+            "[ 3.3] Call Trace:\n" + _END)
+    assert console.splats(text) == []
+    assert console.missing_expected(text) == []
+
+
+def test_a_bracket_ends_with_its_case():
+    """A case that never printed its end line (it failed an assertion in
+    between) does not hide the reports of the cases after it."""
+    text = (_BEGIN + _warn("kernel/locking/pv_mutex.c:9 pv_mutex_unlock+0x1")
+            + "[ 2.5]     not ok 3 pvk_misuse\n"
+            + _warn("kernel/foo.c:1 foo+0x1", "2.6"))
+    assert console.splats(text) == [(11, "WARNING: CPU: 0 PID: 7 at kernel/foo.c:1 foo+0x1"),
+                                    (13, "Call Trace:")]
+    assert console.missing_expected(text) == [
+        (1, "unlock by non-owner (no 'end of expected warning' before line 9)")]
+
+
+def test_a_lockdep_report_and_a_warn_in_one_bracket_are_two_reports():
+    """pv_spin_unlock() releasing lockdep's record before its owner check:
+    lockdep's "bad unlock balance" report, then the expected WARN."""
+    text = (_BEGIN + "[ 4.46] =====================================\n"
+            "[ 4.46] WARNING: bad unlock balance detected!\n"
+            "[ 4.47] but there are no more locks to release!\n"
+            "[ 4.49] Call Trace:\n"
+            + _warn("../../linux/kernel/locking/pv_spinlock.c:116 pv_spin_unlock+0x987/0xc30")
+            + _END)
+    assert console.splats(text) == [
+        (7, "WARNING: CPU: 0 PID: 7 at ../../linux/kernel/locking/pv_spinlock.c:116"
+            " pv_spin_unlock+0x987/0xc30"),
+        (9, "Call Trace:")]
+
+
+def test_a_trace_without_a_report_in_a_bracket_is_not_expected():
+    text = _BEGIN + "[ 2.0] Call Trace:\n[ 2.0]  dump_stack_lvl+0x62/0x90\n" + _END
+    assert console.splats(text) == [(2, "Call Trace:")]
+    assert console.missing_expected(text) == [(1, "unlock by non-owner")]
+
+
+def test_bracket_lines_and_a_repeated_headline_are_not_splats():
+    """The locktorture stage's brackets (postings' console): "expect a
+    warning: ... (!!!)" is the bracket's own line, not a report, and
+    locktorture prints its "Violations: ... !!!" statistics line twice (the
+    stats thread, then the cleanup): one report.  The skip-deboost bracket
+    got no report at all."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                        "posting-locktorture-brackets.log")
+    with open(path) as f:
+        text = f.read()
+    assert console.splats(text) == []
+    assert console.missing_expected(text) == [
+        (7, "skip-deboost, PI violations counted (!!!)")]
+    # A different headline in the same bracket is still a second report.
+    twice = text.replace("Violations: 46 (boost 11, deboost 35) !!!\n[  167.210799]",
+                         "Violations: 45 (boost 11, deboost 34) !!!\n[  167.210799]")
+    assert [ln for _, ln in console.splats(twice)] == [
+        "rtmutex_lock-torture: PI checks: 692 (boost 13, deboost 679)  Inconclusive: 15"
+        "  Violations: 46 (boost 11, deboost 35) !!!"]

@@ -281,3 +281,115 @@ def test_a_step_skipped_for_invalid_runs_says_why(tree, tmp_path, monkeypatch, c
     assert step["verdict"] == "skip"
     assert "run 1: BUG: sleeping function" in step["problem"]
     assert data["first_bad"] == rev[5] and data["skipped"] == [rev[4]]
+
+
+def test_a_step_whose_load_did_less_work_than_at_good_is_skipped(tree, tmp_path, monkeypatch,
+                                                                 capsys):
+    """Every run of a bisect is of one variant: the load-work gate compares a
+    step's runs with GOOD's (the same load, the same seconds).  Patch 3's
+    load does a fifth of GOOD's work: its runs are invalid, the step skipped."""
+    _stub(monkeypatch, tmp_path)
+    measure = latbisect.validate.measure
+
+    def lazy(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        if open(os.path.join(work, "n")).read() == "3":
+            row["load_work"] = {"hackbench": 2}
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", lazy)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    capsys.readouterr()
+    data = _json(tmp_path)
+    (step,) = [s for s in data["steps"] if s["commit"] == rev[3]]
+    assert step["verdict"] == "skip"
+    assert "less than 50% of its work at GOOD: hackbench 2, GOOD's median 9" in step["problem"]
+    assert data["first_bad"] == rev[5]
+
+
+def test_a_step_that_does_not_boot_spends_one_run(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    measure = latbisect.validate.measure
+    tried = []
+
+    def no_boot(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        n = open(os.path.join(work, "n")).read()
+        tried.append(n)
+        if n == "3":
+            row.update(samples=0, problems=["timed out after 660s",
+                                            "userspace never started (no PVRT-BOOTED)",
+                                            "no cyclictest section (no PVRT-BEGIN cyclictest)"])
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", no_boot)
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    capsys.readouterr()
+    assert tried.count("3") == 1 and tried.count("0") == 3
+    data = _json(tmp_path)
+    (step,) = [s for s in data["steps"] if s["commit"] == rev[3]]
+    assert step["verdict"] == "skip" and len(step["runs"]) == 1
+    assert step["problem"] == ("does not boot: run 1: timed out after 660s; its other 2 run(s)"
+                               " skipped")
+
+
+def _lazy(monkeypatch, works):
+    """The load of the commits whose "n" is in WORKS did WORKS[n] hackbench work (9 at GOOD)."""
+    measure = latbisect.validate.measure
+
+    def lazy(top, bdir, work, *a, **k):
+        row = measure(top, bdir, work, *a, **k)
+        n = open(os.path.join(work, "n")).read()
+        if n in works:
+            row["load_work"] = {"hackbench": works[n]}
+        return row
+    monkeypatch.setattr(latbisect.validate, "measure", lazy)
+
+
+def test_each_steps_load_work_ratio_to_good_is_logged(tree, tmp_path, monkeypatch, capsys):
+    """A load that did 2/3 of GOOD's work passes the gate, but says so."""
+    _stub(monkeypatch, tmp_path)
+    _lazy(monkeypatch, {str(n): 6 for n in range(1, 8)})
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    out = capsys.readouterr()
+    data = _json(tmp_path)
+    for s in data["steps"][1:]:
+        assert s["load_ratio"] == 0.667 and s["verdict"] != "skip", s
+        assert all(r["load_ratio"] == {"hackbench": 0.667} for r in s["runs"])
+    assert "load work 67% of GOOD's" in out.out + out.err
+
+
+def test_the_load_work_gate_is_an_option(tree, tmp_path, monkeypatch, capsys):
+    _stub(monkeypatch, tmp_path)
+    _lazy(monkeypatch, {"3": 6})
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500",
+                           "--load-fraction", "0.7"]) == 0
+    (step,) = [s for s in _json(tmp_path)["steps"] if s["commit"] == rev[3]]
+    assert step["verdict"] == "skip" and "less than 70% of its work" in step["problem"]
+    for bad in ("0", "1.5", "x"):
+        with pytest.raises(SystemExit):
+            latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500",
+                            "--load-fraction", bad])
+
+
+def test_a_step_skipped_only_by_the_load_gate_shows_its_figure(tree, tmp_path, monkeypatch,
+                                                               capsys):
+    """The regression sought can halve the load's work too: the step the
+    gate skips keeps its figure, and the answer warns that it may be the one."""
+    _stub(monkeypatch, tmp_path)
+    _lazy(monkeypatch, {"4": 2})
+    rev = _revs(tree)
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--threshold", "500"]) == 0
+    out = capsys.readouterr().out
+    (step,) = [s for s in _json(tmp_path)["steps"] if s["commit"] == rev[4]]
+    assert step["verdict"] == "skip" and step["figure"] == 314 and step["load_ratio"] == 0.222
+    assert (f"{rev[4][:12]} skipped only by the load-work gate (load work 22% of GOOD's):"
+            " max 314 us: the commit sought may be this one") in out
+
+
+def test_a_run_that_timed_out_with_samples_booted():
+    assert latbisect.boot_failure({"samples": 1000, "problems": ["timed out after 660s"]}) \
+        is None
+    assert latbisect.boot_failure({"samples": 0, "problems": ["timed out after 660s"]})

@@ -72,7 +72,11 @@ class Board:
 
     def __init__(self, **facts):
         self.facts = {"uid": "0", "kexec": "/usr/sbin/kexec", "tar": "/bin/tar", "od": "/bin/od",
-                      "dir": "ok", "free_kb": str(4 << 20), **facts}
+                      "dir": "ok", "free_kb": str(4 << 20), "kexec_core": "yes",
+                      "kexec_load_disabled": "0", "lockdown": "[none] integrity confidentiality",
+                      **facts}
+        self.modules_room = {"free_kb": str(4 << 20), "old_kb": ""}
+        self.kexec_load_rc = 0
         self.state = {"boot_id": str(uuid.uuid4()), "release": "6.1.0-board",
                       "version": "#1 SMP Debian", "cmdline": "root=/dev/sda1 console=ttyS0 quiet",
                       "notes": notes("0123" * 10).hex()}
@@ -107,7 +111,12 @@ class Board:
         elif cmd.startswith("cat > "):
             self.files[cmd[6:]] = stdin.read()
         elif cmd.startswith("kexec -l"):
+            if self.kexec_load_rc:
+                return subprocess.CompletedProcess(argv, self.kexec_load_rc, b"",
+                                                   b"kexec_load failed: Operation not permitted")
             self.loaded = cmd.split("--append=", 1)[1].strip("'")
+        elif cmd.startswith("m=/lib/modules; [ -d $m ] || m=/lib; echo free_kb="):
+            out = "".join(f"{k}={v}\n" for k, v in self.modules_room.items())
         elif "PVRT_CMDLINE=" in cmd:
             # --target-reboot's command: the board boots the kernel it names.
             env = dict(w.split("=", 1) for w in shlex.split(cmd) if w.startswith("PVRT_"))
@@ -340,7 +349,7 @@ def test_modules_are_installed_before_the_kernel_boots(job):
     cmds = board.commands
     rm = next(i for i, c in enumerate(cmds) if c.startswith(f"rm -rf /lib/modules/{RELEASE} "))
     assert "tar xzf /var/tmp/pvrt/modules.tar.gz -C /" in cmds[rm]
-    assert rm < next(i for i, c in enumerate(cmds) if c.startswith("kexec -l"))
+    assert rm < next(i for i, c in enumerate(cmds) if "kexec -e" in c)
     # Still there after the boot (the fake board keeps its root): not installed twice.
     assert sum(c.startswith("rm -rf /lib/modules/") for c in cmds) == 1
     assert any(c == f"test -d /lib/modules/{RELEASE}" for c in cmds[rm:])
@@ -350,7 +359,7 @@ def test_modules_are_installed_again_on_a_root_that_came_back_without_them(job):
     board, _built, run = job
     board.no_modules = True
     assert run("--variants", "project") == 0
-    kexec = next(i for i, c in enumerate(board.commands) if c.startswith("kexec -l"))
+    kexec = next(i for i, c in enumerate(board.commands) if "kexec -e" in c)
     assert [i < kexec for i, c in enumerate(board.commands)
             if c.startswith(f"rm -rf /lib/modules/{RELEASE} ")] == [True, False]
 
@@ -398,3 +407,302 @@ def test_a_run_that_does_not_finish_keeps_its_output_in_the_log(job, tmp_path):
     rdir, _rows = _results(tmp_path)
     (logf,) = rdir.glob("project-*-board.log")
     assert "halfway" in logf.read_text() and "stuck" in logf.read_text()
+
+
+@pytest.mark.parametrize("facts, says", [
+    ({"kexec_core": "no"}, "cannot kexec: .*built without CONFIG_KEXEC"),
+    ({"kexec_load_disabled": "1"}, "kexec is disabled .*kexec_load_disabled is 1"),
+    ({"lockdown": "none [integrity] confidentiality"}, "locked down \\(integrity"),
+    ({"lockdown": "none integrity [confidentiality]"}, "locked down \\(confidentiality")])
+def test_a_kernel_that_cannot_kexec_is_refused_before_building(job, facts, says):
+    board, built, run = job
+    board.facts.update(facts)
+    with pytest.raises(target.TargetError, match=says + ".*--target-reboot"):
+        run("--variants", "project")
+    assert not built and not any("kexec -l" in c for c in board.commands)
+    # A board that boots its kernels with its own command does not kexec.
+    assert run("--variants", "project", "--target-reboot", "install-and-reboot") == 0
+
+
+def test_kexec_load_refused_on_the_board_is_a_clear_error(job):
+    board, _built, run = job
+    board.kexec_load_rc = 1
+    with pytest.raises(target.TargetError, match="kexec -l refused the kernel .*Operation not"
+                       " permitted.*CONFIG_KEXEC"):
+        run("--variants", "project")
+    assert not any("kexec -e" in c for c in board.commands)
+
+
+def test_modules_that_do_not_fit_in_lib_modules_are_refused_before_touching_it(job, tmp_path,
+                                                                                monkeypatch):
+    board, built, run = job
+    real = build.build_variant
+
+    def big(*a, **k):
+        out = real(*a, **k)
+        with open(os.path.join(out, f"modroot/lib/modules/{RELEASE}/big.ko"), "wb") as f:
+            f.truncate(3 << 20)
+        return out
+    monkeypatch.setattr(build, "build_variant", big)
+    board.modules_room = {"free_kb": str(1 << 10), "old_kb": ""}
+    with pytest.raises(target.TargetError, match="/lib/modules has 1 MiB free .* the modules of"
+                       " project need 4 MiB unpacked"):
+        run("--variants", "project")
+    assert built == ["project"]
+    assert not any(c.startswith(("kexec", "cat >", "rm -rf", "tar")) or "hwlat" in c
+                   for c in board.commands)
+    # The release's old modules, replaced, make the room.
+    board.modules_room = {"free_kb": str(1 << 10), "old_kb": str(3 << 10)}
+    assert run("--variants", "project") == 0
+
+
+def _sh(script, path, env=None):
+    return subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True,
+                          env={"PATH": str(path), **(env or {})}, check=False)
+
+
+@pytest.mark.parametrize("systemd", [False, True])
+def test_kexec_boots_through_systemd_when_it_runs_else_after_a_sync(tmp_path, systemd):
+    """The command the job leaves running on the board: `systemctl kexec`
+    (a clean shutdown) with systemd, else sync and kexec -e."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    for prog in ("systemctl", "kexec", "sync"):
+        (bin_ / prog).write_text(f'#!/bin/sh\necho "{prog} $*" >> {calls}\n')
+        (bin_ / prog).chmod(0o755)
+    run_dir = tmp_path / "run-systemd-system"
+    if systemd:
+        run_dir.mkdir()
+    cmd = target.KEXEC_EXEC.replace("/run/systemd/system", str(run_dir))
+    assert cmd != target.KEXEC_EXEC
+    res = _sh(cmd, f"{bin_}:/bin:/usr/bin")
+    assert res.returncode == 0, res.stderr
+    assert calls.read_text().split("\n")[:-1] == (["systemctl kexec"] if systemd
+                                                  else ["sync ", "kexec -e"])
+
+
+def test_the_job_boots_each_kernel_through_the_clean_kexec(job):
+    board, _built, run = job
+    assert run("--variants", "project") == 0
+    (boot,) = [c for c in board.commands if "kexec -e" in c]
+    assert "systemctl kexec" in boot and boot.startswith("setsid sh -c ")
+
+
+def test_the_hwlat_tracer_fallback_restores_the_tracer_and_tracing_on(tmp_path):
+    """No hwlatdetect on the board: the hwlat tracer through tracefs (here a
+    directory of files), its tracer, tracing_on and threshold as before after."""
+    t = tmp_path / "tracing"
+    t.mkdir()
+    for name, text in (("available_tracers", "hwlat function nop"), ("current_tracer", "function"),
+                       ("tracing_on", "0"), ("tracing_thresh", "0"),
+                       ("tracing_max_latency", "0"),
+                       ("trace", "# tracer: hwlat\n<...>-12 [000] d... 10.1: #1 inner/outer(us):"
+                                 " 14/12 ts:1.2 count:1\n")):
+        (t / name).write_text(text + "\n")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for prog in ("cat", "grep", "sleep", "mount"):
+        real = subprocess.run(["sh", "-c", f"command -v {prog}"], capture_output=True,
+                              text=True).stdout.strip()
+        (bin_ / prog).symlink_to(real)
+    res = _sh(target.hwlat_script(0, tracefs=str(t)), bin_)
+    assert "# tool hwlat-tracer" in res.stdout and "PVRT-END hwlat rc=0" in res.stdout
+    assert (t / "current_tracer").read_text() == "function\n"
+    assert (t / "tracing_on").read_text() == "0\n"
+    assert (t / "tracing_thresh").read_text() == "0\n"
+
+
+@pytest.mark.parametrize("facts, says", [
+    ({"kexec_config": "n"}, "CONFIG_KEXEC is not set .*/proc/config.gz"),
+    ({"kexec_load_limit_reboot": "0"}, "kexec_load_limit_reboot is 0: the board's running")])
+def test_a_kernel_without_kexec_load_is_refused_before_building(job, facts, says):
+    """KEXEC_FILE alone gives /sys/kernel/kexec_loaded but no kexec_load();
+    kexec_load_limit_reboot 0 allows no load (the counter is each running
+    kernel's own: a limit of 1 does for a job of two kernels)."""
+    board, built, run = job
+    board.facts.update(facts)
+    boots = ["--variants", "project,stock"] if "boots 2" in says else ["--variants", "project"]
+    with pytest.raises(target.TargetError, match=says + ".*--target-reboot"):
+        run(*boots)
+    assert not built and not any("kexec -l" in c for c in board.commands)
+
+
+@pytest.mark.parametrize("facts", [{"kexec_config": "unknown"}, {"kexec_config": "y"},
+                                   {"kexec_load_limit_reboot": "-1"},
+                                   {"kexec_load_limit_reboot": "1"},
+                                   {"kexec_load_limit_reboot": ""}])
+def test_a_kernel_that_may_kexec_load_is_used(job, facts):
+    board, _built, run = job
+    board.facts.update(facts)
+    assert run("--variants", "project,stock") == 0
+
+
+def test_the_probe_reads_config_kexec_from_the_running_kernels_config(tmp_path):
+    script = target.probe_script(str(tmp_path / "d"), [])
+    line = next(p for p in script.split("; echo ") if p.startswith("kexec_config="))
+    for where in ("/proc/config.gz", "/boot/config-$(uname -r)"):
+        assert where in script
+    assert "unknown" in line or "unknown" in script
+
+
+def test_the_kernel_is_loaded_with_kexec_load_before_its_modules_replace_the_old(job):
+    """kexec -l refusing the kernel leaves the board's /lib/modules alone."""
+    board, _built, run = job
+    assert run("--variants", "project") == 0
+    cmds = board.commands
+    load = next(i for i, c in enumerate(cmds) if c.startswith("kexec -l"))
+    assert " -c " in cmds[load]
+    assert load < next(i for i, c in enumerate(cmds) if c.startswith("rm -rf /lib/modules/"))
+    board.kexec_load_rc, board.commands[:] = 1, []
+    with pytest.raises(target.TargetError, match="kexec -l refused"):
+        run("--variants", "project")
+    assert not any(c.startswith("rm -rf /lib/modules/") for c in board.commands)
+
+
+def test_modules_of_several_releases_must_fit_together(job, tmp_path, monkeypatch):
+    """install_modules leaves an earlier kernel's /lib/modules/<rel>: two
+    releases that each fit alone but not together are refused."""
+    board, built, run = job
+    real = build.build_variant
+
+    def two(top, tree, var, *a, **k):
+        out = real(top, tree, var, *a, **k)
+        rel = RELEASE + ("-b" if var.name == "stock" else "")
+        os.rename(os.path.join(out, f"modroot/lib/modules/{RELEASE}"),
+                  os.path.join(out, f"modroot/lib/modules/{rel}"))
+        with open(os.path.join(out, "include/config/kernel.release"), "w") as f:
+            f.write(rel + "\n")
+        with open(os.path.join(out, f"modroot/lib/modules/{rel}/big.ko"), "wb") as f:
+            f.truncate(3 << 20)
+        return out
+    monkeypatch.setattr(build, "build_variant", two)
+    board.modules_room = {"free_kb": str(5 << 10), "old_kb": ""}
+    with pytest.raises(target.TargetError, match="/lib/modules has 5 MiB free .* the modules of"
+                       " project, stock need 7 MiB unpacked"):
+        run("--variants", "project,stock")
+    assert not any(c.startswith(("kexec", "cat >", "rm -rf", "tar")) for c in board.commands)
+    assert run("--variants", "project") == 0
+
+
+def test_kexec_falls_back_to_kexec_e_when_systemctl_kexec_fails(tmp_path):
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    calls = tmp_path / "calls"
+    for prog, rc in (("systemctl", 1), ("kexec", 0), ("sync", 0)):
+        (bin_ / prog).write_text(f'#!/bin/sh\necho "{prog} $*" >> {calls}\nexit {rc}\n')
+        (bin_ / prog).chmod(0o755)
+    run_dir = tmp_path / "run-systemd-system"
+    run_dir.mkdir()
+    res = _sh(target.KEXEC_EXEC.replace("/run/systemd/system", str(run_dir)),
+              f"{bin_}:/bin:/usr/bin")
+    assert res.returncode == 0, res.stderr
+    assert calls.read_text().split("\n")[:-1] == ["systemctl kexec", "sync ", "kexec -e"]
+
+
+def test_lockdown_is_read_with_securityfs_mounted_and_said_to_refuse_any_kexec_load(job):
+    script = target.probe_script("/var/tmp/pvrt", [])
+    mount = script.index("mount -t securityfs none /sys/kernel/security")
+    assert mount < script.index("echo lockdown=")
+    board, _built, run = job
+    board.facts["lockdown"] = "none [integrity] confidentiality"
+    with pytest.raises(target.TargetError, match="refuses kexec_load\\(\\) of any kernel,"
+                       " signed or not"):
+        run("--variants", "project")
+
+
+def test_the_modules_room_is_read_without_changing_the_board(tmp_path):
+    """No /lib/modules yet: its file system is /lib's, and nothing is created."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    script = target.modules_room_script(RELEASE).replace("/lib", str(lib))
+    assert "mkdir" not in script
+    res = _sh(script, "/bin:/usr/bin")
+    f = target.facts(res.stdout)
+    assert int(f["free_kb"]) > 0 and f["old_kb"] == "" and not (lib / "modules").exists()
+
+
+def _tracefs(tmp_path):
+    t = tmp_path / "tracing"
+    t.mkdir()
+    for name, text in (("available_tracers", "hwlat function nop"), ("current_tracer", "function"),
+                       ("tracing_on", "0"), ("tracing_thresh", "0"),
+                       ("tracing_max_latency", "7"), ("trace", "# tracer: hwlat")):
+        (t / name).write_text(text + "\n")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for prog in ("cat", "grep", "sleep", "mount", "kill"):
+        real = subprocess.run(["sh", "-c", f"command -v {prog}"], capture_output=True,
+                              text=True).stdout.strip()
+        if real.startswith("/"):
+            (bin_ / prog).symlink_to(real)
+    return t, bin_
+
+
+@pytest.mark.parametrize("killed", [False, True])
+def test_the_hwlat_tracer_fallback_restores_everything_even_when_killed(tmp_path, killed):
+    """tracing_max_latency too, and a SIGTERM (or the SSH session's SIGHUP)
+    in the middle of the sleep puts the board's tracing back as it was."""
+    import signal
+    import time
+    t, bin_ = _tracefs(tmp_path)
+    proc = subprocess.Popen(["/bin/sh", "-c", target.hwlat_script(3 if killed else 0,
+                                                                   tracefs=str(t))],
+                            env={"PATH": str(bin_)}, stdout=subprocess.PIPE, text=True)
+    if killed:
+        for _ in range(200):
+            if (t / "current_tracer").read_text() == "hwlat\n":
+                break
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=10)
+    assert (t / "current_tracer").read_text() == "function\n"
+    assert (t / "tracing_on").read_text() == "0\n"
+    assert (t / "tracing_thresh").read_text() == "0\n"
+    assert (t / "tracing_max_latency").read_text() == "7\n"
+    assert (proc.returncode != 0) == killed
+
+
+
+def test_the_wait_for_the_board_ends_when_its_owner_says_it_is_gone(monkeypatch):
+    """The loopback board's QEMU gone (-no-reboot and a panic): no wait
+    for the rest of --target-boot-timeout."""
+    class Down:
+        target = target.Target("ssh://root@board.example")
+
+        def run(self, cmd, **k):
+            raise target.TargetError("ssh: connect to host board.example: Connection refused")
+    monkeypatch.setattr(target.time, "sleep", lambda s: None)
+    monkeypatch.setattr(target, "ALIVE", lambda: False)
+    with pytest.raises(target.TargetError, match="the board is gone"):
+        target.wait_back(Down(), "old", 600, poll=0)
+
+
+@pytest.mark.parametrize("config, gzip, says", [
+    ("CONFIG_KEXEC=y\n", True, "y"),
+    ("# CONFIG_KEXEC is not set\nCONFIG_KEXEC_FILE=y\n", True, "n"),
+    ("CONFIG_KEXEC=y\n", False, "unknown"),       # no gzip on the board
+    (None, True, "unknown")])                     # no config to read
+def test_the_kexec_config_probe_says_what_it_read(tmp_path, config, gzip, says):
+    """The probe's own shell, run with /proc/config.gz pointed at a file
+    here: y, n, and "unknown" (never "n") when it cannot read the config."""
+    import gzip as gz
+    import shutil
+    import subprocess
+    script = target.probe_script(str(tmp_path / "d"), [])
+    snippet = script[script.index("if [ -r /proc/config.gz ]"):
+                     script.index("echo kexec_load_disabled=")].rstrip("; \n")
+    cfg = tmp_path / "config.gz"
+    if config is not None:
+        cfg.write_bytes(gz.compress(config.encode()))
+    snippet = snippet.replace("/proc/config.gz", str(cfg)).replace(
+        "/boot/config-$(uname -r)", str(tmp_path / "none"))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for prog in ("grep", "printf", "cat", "uname") + (("gzip",) if gzip else ()):
+        path = shutil.which(prog)
+        if path:
+            os.symlink(path, bindir / prog)
+    res = subprocess.run(["/bin/sh", "-c", snippet], capture_output=True, text=True,
+                         env={"PATH": str(bindir)}, check=True)
+    assert res.stdout.strip() == f"kexec_config={says}"

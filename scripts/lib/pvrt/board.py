@@ -16,6 +16,7 @@ else).  Keys, ssh_config, console log and QEMU's pid are in build/board/.
 """
 
 import argparse
+import ctypes
 import os
 import shlex
 import shutil
@@ -130,7 +131,29 @@ def qemu_pid(bdir):
     return pid
 
 
-def start(top, bdir, kernel, port, memory=1024, timeout=600):
+PR_SET_PDEATHSIG = 1
+
+
+_LIBC = ctypes.CDLL(None, use_errno=True)     # resolved here, not in a forked child
+
+
+def die_with_parent(parent):
+    """A preexec_fn: in the child before exec, SIGKILL when PARENT (the
+    process that forked it) dies (prctl(PR_SET_PDEATHSIG)), so that a check
+    killed outright leaves no QEMU (7.2 has no -run-with exit-with-parent).
+    A parent already gone before the prctl: the child exits at once."""
+    def fn():
+        if _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0):
+            os._exit(1)
+        if os.getppid() != parent:
+            os._exit(1)
+    return fn
+
+
+def start(top, bdir, kernel, port, memory=1024, timeout=600, die_with_caller=False):
+    """Start the board; DIE_WITH_CALLER: its QEMU is killed when this process
+    dies (make check's stage), not for `scripts/board start`, whose board
+    must outlive the command."""
     if qemu_pid(bdir):
         raise PvrtError(f"a board runs already (pid {qemu_pid(bdir)}): scripts/board stop")
     if not os.path.isfile(kernel):
@@ -151,7 +174,9 @@ def start(top, bdir, kernel, port, memory=1024, timeout=600):
             " no_timer_check"]
     with open(os.path.join(d, "qemu.log"), "wb") as qlog:
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=qlog,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=(die_with_parent(os.getpid()) if die_with_caller
+                                            else None))
     with open(os.path.join(d, "qemu.pid"), "w", encoding="utf-8") as f:
         f.write(f"{proc.pid}\n")
     with open(os.path.join(d, "port"), "w", encoding="utf-8") as f:
@@ -172,10 +197,41 @@ def start(top, bdir, kernel, port, memory=1024, timeout=600):
     raise PvrtError(f"the board did not answer on ssh in {timeout}s: {console_log}")
 
 
-def stop(bdir):
+def gone(pid):
+    """Has process PID exited (and, if it is our child, been reaped)?"""
+    try:
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        return done == pid
+    except ChildProcessError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def _killpg(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def stop(bdir, wait=30):
+    """Stop the running board's QEMU (its process group): SIGTERM, then
+    SIGKILL after WAIT seconds.  Returns its pid, or None when none ran."""
     pid = qemu_pid(bdir)
     if pid:
-        os.killpg(pid, signal.SIGTERM)
+        _killpg(pid, signal.SIGTERM)
+        end = time.monotonic() + wait
+        while not gone(pid) and time.monotonic() < end:
+            time.sleep(0.2)
+        if not gone(pid):
+            _killpg(pid, signal.SIGKILL)
+            end = time.monotonic() + 10
+            while not gone(pid) and time.monotonic() < end:
+                time.sleep(0.2)
         log(f"board stopped (pid {pid})")
     else:
         log("no board runs")
@@ -183,6 +239,7 @@ def stop(bdir):
         os.remove(os.path.join(board_dir(bdir), "qemu.pid"))
     except OSError:
         pass
+    return pid
 
 
 def validate_command(bdir, port):

@@ -7,18 +7,20 @@ The last line is "N passed, N failed".  Exit status 0 only when nothing failed.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
 
-from pvrt import (advisor, base, bench_ikt, boot, build, console, errors, gitutil, junit, kunit,
-                  lint, lock, series, torture)
+from pvrt import (advisor, base, bench_ikt, board, boot, build, console, errors, gitutil, junit,
+                  kunit, lint, lock, report, series, target, torture, validate)
 from pvrt.tools import cc
 from pvrt.errors import PvrtError, entry
 
@@ -27,6 +29,14 @@ from pvrt.errors import PvrtError, entry
 # rule reaches the thread of the action it names and that a second one is
 # refused while the first stays.
 KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
+
+# The board stage on a brand-new machine: its two kernels (board-stock
+# 1274 objects, board 1292, against the project kernel's 1147 in 3.6 min
+# cold: 4 min each, 480 s), the board's start (11 s measured) and the
+# slowest short job measured (289 s wall_seconds of the --load none job in
+# the check tree's reports; others took 31, 58 and 136 s), +20 %:
+# (480 + 11 + 289) * 1.2 = 936 s.  Not measured on a brand-new machine yet.
+BOARD_COLD = 940
 
 # The stages' times (s) on a brand-new 2-core machine (no ccache, no base
 # cache), measured by 'CI=true bash .ci/run' from a fresh clone, rounded up
@@ -38,7 +48,7 @@ KUNIT_SECOND_RULE = "ikt.prio=ikt-kunit-boot:62"
 # kunit-debug's for the noconv-debug kernel.
 COLD_SECONDS = {"tools": 20, "series": 180, "checkpatch": 30, "bisect": 820, "x86_64": 80,
                 "boot": 360, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
-                "lockdep": 50, "kunit-debug": 100, "kunit-rt": 60}
+                "lockdep": 50, "kunit-debug": 100, "kunit-rt": 60, "board": BOARD_COLD}
 # A kernel a stage boots but an earlier stage, not run, should have built:
 # the project kernel (3.6 min cold), the debug kernel (4.2 min cold) and the
 # PREEMPT_RT kernel (11.3 min measured: a first build in a new build
@@ -142,6 +152,8 @@ class Check:
             fn()
         except PvrtError as e:          # a tool refused: a failed case of this stage
             self.res.case(name, "stage", False, str(e))
+        except Terminated:              # SIGTERM/SIGHUP end the whole check
+            raise
         except SystemExit as e:
             self.res.case(name, "stage", False, str(e.code))
         except subprocess.CalledProcessError as e:
@@ -368,29 +380,41 @@ class Check:
                           "\n".join(bad[:30]) or self.tail(res.stdout + res.stderr))
         return skipped
 
-    def kunit_module_modpost(self, out):
-        """The pv_mutex KUnit suite, built in here, also builds as a module:
-        its source compiled as an external module against the project
-        kernel's Module.symvers, so that modpost rejects a symbol the kernel
-        does not export (as max_lock_depth is not).  One object and modpost."""
-        src = os.path.join(self.tree, "kernel", "locking", "tests", "pv_mutex_kunit.c")
-        name = "pv_mutex_kunit builds as a module (modpost against the project kernel)"
-        if not os.path.exists(src):
-            return
-        if out is None:
-            self.res.case("x86_64", name, False, "not built: the project kernel did not build")
-            return
-        mdir = os.path.join(self.bdir, "out", "pv_mutex_kunit-module")
-        shutil.rmtree(mdir, ignore_errors=True)
-        os.makedirs(mdir)
-        shutil.copy(src, mdir)
-        with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
-            f.write("obj-m += pv_mutex_kunit.o\n")
-        res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
-                       cwd=self.tree)
-        self.res.case("x86_64", name, res.returncode == 0 and
-                      os.path.exists(os.path.join(mdir, "pv_mutex_kunit.ko")),
-                      self.tail(res.stdout + res.stderr))
+    # The series' KUnit suites that are tristate: each must also build as a
+    # module (Documentation/dev-tools/kunit/style.rst).
+    KUNIT_MODULES = ("pv_mutex_kunit", "pv_spinlock_kunit")
+
+    def kunit_module_modpost(self, out, stage="x86_64", kernel="project"):
+        """The KUnit suites, built in here, also build as modules: each
+        source compiled as an external module against the KERNEL kernel's
+        Module.symvers in OUT, so that modpost rejects a symbol the kernel
+        does not export (as max_lock_depth is not); a modpost warning fails
+        it too.  One object and modpost each.  The debug kernel's run builds the suites' lockdep parts."""
+        for mod in self.KUNIT_MODULES:
+            src = os.path.join(self.tree, "kernel", "locking", "tests", f"{mod}.c")
+            name = f"{mod} builds as a module (modpost against the {kernel} kernel)"
+            if not os.path.exists(src):
+                continue
+            if out is None:
+                self.res.case(stage, name, False,
+                              f"not built: the {kernel} kernel did not build")
+                continue
+            mdir = os.path.join(self.bdir, "out", f"{mod}-module"
+                                + ("" if kernel == "project" else f"-{kernel}"))
+            shutil.rmtree(mdir, ignore_errors=True)
+            os.makedirs(mdir)
+            shutil.copy(src, mdir)
+            with open(os.path.join(mdir, "Makefile"), "w", encoding="utf-8") as f:
+                f.write(f"obj-m += {mod}.o\n")
+            res = self.run(["make", f"O={out}", f"CC={cc()}", f"M={mdir}", "modules"],
+                           cwd=self.tree)
+            # modpost warns (a section mismatch, no MODULE_DESCRIPTION())
+            # and still exits 0: a warning fails the case too.
+            warned = [ln for ln in (res.stdout + res.stderr).splitlines()
+                      if "WARNING: modpost:" in ln]
+            self.res.case(stage, name, res.returncode == 0 and not warned and
+                          os.path.exists(os.path.join(mdir, f"{mod}.ko")),
+                          "\n".join(warned) or self.tail(res.stdout + res.stderr))
 
     def tuned_stock_config(self, out):
         """variants/stock-tuned, configured (not built) in the check tree,
@@ -450,10 +474,17 @@ class Check:
                 self.res.case("kunit-debug", f"W=1 and sparse clean on the series' lines: {f}"
                               " (debug kernel)", False, "not linted: the debug kernel did not build")
             raise
-        self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
-                        twin.cmdline + [KUNIT_SECOND_RULE],
-                        "debug kernel boots, runs its suites and powers off",
-                        "KUnit on x86_64 with lockdep, KASAN, UBSAN")
+        res = self.suite_boot("kunit-debug", twin, out, "kunit-debug.log", 1500,
+                              twin.cmdline + [KUNIT_SECOND_RULE],
+                              "debug kernel boots, runs its suites and powers off",
+                              "KUnit on x86_64 with lockdep, KASAN, UBSAN")
+        # The one kernel of make check where these cases can check lockdep:
+        # an earlier suite's expected lockdep report (pv_mutex_kunit's
+        # deadlocks) would make them skip that part.
+        bad = kunit.lockdep_parts_unchecked(res.text)
+        self.res.case("kunit-debug", "the pv_spinlock rtlock cases' lockdep parts ran with"
+                      " lockdep on (passed, not skipped)", not bad,
+                      "; ".join(bad) + f" (console: {res.log_path})")
         # The series' C files the project configuration does not build (the
         # lockdep ones), linted here, after the last boot of this kernel:
         # W=1 objects would otherwise be rebuilt before the next boot.
@@ -461,6 +492,7 @@ class Check:
             for f in self.lint("kunit-debug", out, self.lint_left, self.changed_lines(),
                                " (debug kernel)"):
                 print(f"  (built in neither the project nor the debug kernel, not linted: {f})")
+        self.kunit_module_modpost(out, "kunit-debug", "debug")
         self.noconv_debug_kunit()
 
     def noconv_debug_kunit(self):
@@ -535,9 +567,12 @@ class Check:
             self.res.case("boot", "not run: the project kernel did not build", False)
             return
         out = os.path.join(self.bdir, "out", "project")
+        # futex-pi-timeout runs whatever failed before it (its own case
+        # would say "no futex-pi section"); the command fails if any step did.
         cmd = ("ikt-check && torture rtmutex_lock 15 locktorture torture_type=rtmutex_lock"
                " nwriters_stress=4"
-               " && cyclictest-load 10 hackbench && bench-loader-check")
+               " && cyclictest-load 10 hackbench && bench-loader-check; rc=$?;"
+               " futex-pi-timeout && exit $rc")
         print(f"  $ scripts/boot --variant project --smp 2 --cmd '{cmd}'", flush=True)
         res = boot.boot(build.kernel_image(out), cmd, os.path.join(self.logs, "boot-smoke.log"),
                         modroot=os.path.join(out, "modroot"), smp=2, timeout=900,
@@ -574,6 +609,7 @@ class Check:
         self.res.case("boot", "insmod pv_mutex_bench leaves the loader's policy and affinity"
                       " alone", bool(bl) and bl[0] == 0,
                       (bl[1][-600:] if bl else "no bench-loader section"))
+        self.boot_futex_pi(secs)
         self.console_cases("boot", "validation boot", res.text, res.log_path)
         self.res.case("boot", "guest command finished and powered off",
                       res.rc == 0 and not res.timed_out,
@@ -582,6 +618,23 @@ class Check:
         if build.series_kunitconfigs(self.top, self.tree):
             self.kunit_counted("boot", "KUnit suites built into the validation kernel",
                                res.log_path)
+
+    def boot_futex_pi(self, secs):
+        """guest/futex-pi-timeout.c: a FUTEX_LOCK_PI2 waiter's 100 ms timeout
+        against an owner running on the other CPU, three runs, each within
+        the program's bound (its header says why 500 ms) and each shown to
+        have waited on the owner while it ran (queued for the timeout, the
+        owner never switched out meanwhile); a guest the program refuses
+        (rc 2) fails."""
+        sec = secs.get("futex-pi")
+        runs = [ln for ln in sec[1] if ": run " in ln] if sec else []
+        for ln in runs:
+            print("        " + ln)
+        self.res.case("boot", "FUTEX_LOCK_PI2 with a 100 ms timeout returns -ETIMEDOUT within"
+                      " 500 ms while the owner runs on the other CPU, never switched out"
+                      " (3 runs)",
+                      bool(sec) and sec[0] == 0 and len(runs) == 3,
+                      "\n".join(sec[1][-12:]) if sec else "no futex-pi section")
 
     def st_lockdep(self):
         """The converted kernel under lockdep: the debug twin (the project's
@@ -731,6 +784,105 @@ class Check:
             self.res.case("boot", what, bool(sec) and sec[0] == 0,
                           "\n".join(sec[1][-20:]) if sec else f"no {name} section")
 
+    # --- the loopback board ---------------------------------------------------------
+
+    # Seconds the board has to answer on SSH after each boot.
+    BOARD_TIMEOUT = 180
+    # The two kernels of the board stage, in the order the job boots them: the
+    # board starts on `board`, boots board-stock by kexec, then board again.
+    BOARD_VARIANTS = ("board-stock", "board")
+    # The path, not a latency figure: no load, whose work in 5 s (a phase or
+    # two of the stress set) is too coarse for the load-work gate between
+    # two kernels (a run with 0 of a phase against 1 fails it).
+    # A broken board is given up in minutes, not the job's 600 s per kernel.
+    BOARD_ARGS = ["--seconds", "5", "--hwlat-seconds", "3", "--load", "none",
+                  "--target-boot-timeout", str(BOARD_TIMEOUT)]
+
+    def st_board(self):
+        """scripts/validate --target against the loopback board (scripts/board):
+        the board starts on variant board's kernel, the short job boots
+        board-stock and board by kexec over SSH, and its rows are judged: each
+        kernel identified by its build-id, samples, a clean console.  The
+        board is stopped whatever happens, and its QEMU must be gone."""
+        outs = {v: self.build_case("board", f"{v} kernel builds", v)
+                for v in self.BOARD_VARIANTS}
+        rows, job = [], "not run: a kernel did not build"
+        if board.qemu_pid(self.bdir):           # one left by a run that was killed
+            board.stop(self.bdir)
+        reports = os.path.join(self.bdir, "report")
+        before = set(os.listdir(reports)) if os.path.isdir(reports) else set()
+        pid = None
+        try:
+            if all(outs.values()):
+                job = "not run: the board did not start"
+                port = board.start(self.top, self.bdir, build.kernel_image(outs["board"]), None,
+                                   timeout=self.BOARD_TIMEOUT, die_with_caller=True)
+                pid = board.qemu_pid(self.bdir)
+                d = board.board_dir(self.bdir)
+                argv = ["--variants", ",".join(self.BOARD_VARIANTS),
+                        "--target", f"ssh://root@127.0.0.1:{port}",
+                        "--target-ssh-config", os.path.join(d, "ssh_config"),
+                        "--target-initrd", os.path.join(d, "initramfs.cpio.gz")] + self.BOARD_ARGS
+                print(f"  $ scripts/validate {' '.join(argv)}", flush=True)
+                # The job stops waiting for a board whose QEMU is gone.
+                target.ALIVE = lambda: board.qemu_pid(self.bdir) is not None
+                try:
+                    rc = validate.main(argv)
+                    job = "" if rc == 0 else f"exit status {rc}"
+                except Terminated:
+                    raise
+                except (PvrtError, subprocess.SubprocessError, SystemExit) as e:
+                    job = board_error(e)
+        except Terminated:
+            raise
+        except (PvrtError, subprocess.SubprocessError, SystemExit) as e:
+            job = f"the board did not start: {board_error(e)}"
+        finally:
+            target.ALIVE = None
+            pid = board.stop(self.bdir) or pid
+            new = sorted(set(os.listdir(reports)) - before) if os.path.isdir(reports) else []
+            if new:
+                try:
+                    with open(os.path.join(reports, new[-1], "results.json"),
+                              encoding="utf-8") as f:
+                        rows = json.load(f)
+                except (OSError, ValueError):
+                    rows = []
+            self.res.case("board", "the board's QEMU is stopped",
+                          pid is None or board.gone(pid), f"pid {pid} still runs")
+        self.res.case("board", "validate --target ran to its end and exited 0", not job, job)
+        self.judge_board(rows, outs)
+
+    def judge_board(self, rows, outs):
+        """The board job's rows: hwlatdetect first, then for each kernel one
+        run whose build-id (reported by the board) is the build's own, with
+        samples and no problem (splat, guest exit status, validity gate)."""
+        hw = [r for r in rows if r.get("kind") == "hwlat"]
+        self.res.case("board", "hwlatdetect ran on the board and gave a maximum",
+                      bool(hw) and "max_us" in hw[0] and not hw[0].get("problems"),
+                      "; ".join(hw[0].get("problems") or ()) if hw else "no hwlat row")
+        for v in self.BOARD_VARIANTS:
+            runs = [r for r in rows if r.get("kind") == "latency" and r.get("variant") == v]
+            try:
+                want = target.built_build_id(outs[v])[0] if outs.get(v) else None
+            except (OSError, PvrtError) as e:
+                want, why = None, str(e)
+            else:
+                why = "not built" if want is None else ""
+            got = sorted({str(r.get("build_id")) for r in runs})
+            self.res.case("board", f"{v}: the board ran the kernel built, by its build-id",
+                          bool(runs) and want is not None and got == [want],
+                          why or f"built {want}, the board ran {', '.join(got) or 'nothing'}")
+            self.res.case("board", f"{v}: cyclictest samples came back over SSH",
+                          bool(runs) and all(r.get("samples") for r in runs),
+                          f"samples {[r.get('samples') for r in runs] or 'no run'}")
+            problems = [p for r in runs for p in r.get("problems") or []]
+            self.res.case("board", f"{v}: a clean console and guest run, valid runs",
+                          bool(runs) and not problems and not report.invalid_runs(runs),
+                          ("; ".join(problems) or ("no run" if not runs else "invalid runs"))
+                          + ("; see " + ", ".join(str(r.get("log")) for r in runs) if runs
+                             else ""))
+
     STAGES = [
         ("tools", "tool self-tests (pytest)", "st_tools"),
         ("series", "series: export --check, apply, git am", "st_series"),
@@ -744,6 +896,7 @@ class Check:
         ("lockdep", "converted spinlocks under lockdep: stress-set boot", "st_lockdep"),
         ("kunit-debug", "KUnit on the debug kernel (lockdep, KASAN, UBSAN)", "st_debug_kunit"),
         ("kunit-rt", "KUnit on the PREEMPT_RT kernel (variants/project-rt)", "st_rt_kunit"),
+        ("board", "validate --target against the loopback board (kexec over SSH)", "st_board"),
     ]
 
     # What a stage needs that an earlier stage makes: with --only, what the
@@ -753,7 +906,7 @@ class Check:
              "kunit-uml": ["workspace"], "x86_64": ["workspace"],
              "allnoconfig": ["workspace"], "boot": ["workspace", "project"],
              "torture": ["workspace"], "kunit-debug": ["workspace"], "lockdep": ["workspace"],
-             "kunit-rt": ["workspace"]}
+             "kunit-rt": ["workspace"], "board": ["workspace"]}
     MAKERS = {"workspace": ("series",), "project": ("x86_64",)}
 
     def prepare(self, need):
@@ -907,6 +1060,35 @@ def bisect_builds(tree, commits, build_one, res, judge):
                                                               else ["--detach", head]))
 
 
+class Terminated(SystemExit):
+    """SIGTERM or SIGHUP, raised where the check was, so that its finally
+    clauses (the board's stop) run."""
+
+
+def board_error(e):
+    """What the board stage says of an exception that ended its job."""
+    if isinstance(e, SystemExit):
+        return f"exit status {e.code}"
+    return str(e) or type(e).__name__
+
+
+@contextlib.contextmanager
+def exit_on_signals(sigs=(signal.SIGTERM, signal.SIGHUP)):
+    """SIGS raise Terminated(128 + signal) instead of killing the process
+    without running finally clauses; the old handlers back at the end."""
+    def handler(signum, _frame):
+        raise Terminated(128 + signum)
+    # A signal ignored by whoever started the check (nohup, a CI runner's
+    # SIGHUP) stays ignored.
+    old = {s: signal.signal(s, handler) for s in sigs
+           if signal.getsignal(s) is not signal.SIG_IGN}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="scripts/check", description=__doc__,
                                  epilog="example:\n  scripts/check --only series,checkpatch",
@@ -935,7 +1117,8 @@ def main(argv=None):
     # kernel builds and logs: it never resets the developer's workspace
     # build/linux, and a validate run in build/ does not wait for it.
     os.environ["PVRT_BUILD"] = os.path.join(os.environ["PVRT_BUILD"], "check")
-    with lock.held(os.path.join(os.environ["PVRT_BUILD"], "run"), "check directory"):
+    with exit_on_signals(), \
+            lock.held(os.path.join(os.environ["PVRT_BUILD"], "run"), "check directory"):
         return Check(args).main()
 
 

@@ -24,6 +24,7 @@ SPLAT_PATTERNS = [
     r"kernel BUG at ",
     r"Oops: ",
     r"Kernel panic - not syncing",
+    r"^WARNING: ",                  # lockdep's reports (bad unlock balance, ...)
     r"WARNING: possible circular locking dependency",  # lockdep
     r"WARNING: possible recursive locking",
     r"WARNING: inconsistent lock state",
@@ -52,10 +53,18 @@ SPLAT_PATTERNS = [
 ]
 _SPLAT = re.compile("|".join(f"(?:{p})" for p in SPLAT_PATTERNS))
 
-# A test that provokes a warning on purpose brackets it with these lines;
-# reports between them are expected, and a bracket without one is an error.
+# A test that provokes a warning on purpose brackets it with these lines:
+# one report between them is expected, a second one is not, and a bracket
+# without one is an error.  A bracket ends at its end line, or at the next
+# KTAP result line (its case ended without printing it).
 EXPECT_BEGIN = re.compile(r"expect a warning: (.*)$")
 EXPECT_END = re.compile(r"end of expected warning$")
+_KTAP_RESULT = re.compile(r"^\s*(not )?ok \d+ ")
+# WARN_ON()'s report, one report whatever it holds.
+_CUT_BEGIN = re.compile(r"^-+\[ cut here \]-+$")
+_CUT_END = re.compile(r"^---\[ end trace [0-9a-f]+ \]---$")
+# Splat lines that are part of a report rather than its headline.
+_REPORT_BODY = re.compile(r"^(Call Trace:|=+)$")
 _STAMP = re.compile(r"^\s*\[\s*\d+\.\d+\]\s?")
 
 
@@ -86,20 +95,74 @@ def ktap_only(text):
     return "\n".join(out) + "\n"
 
 
+def _brackets(text):
+    """Walk the console's splat lines against the tests' brackets.
+
+    Returns (expected, missing): the line numbers of the splat lines that
+    belong to the one report a bracket expects, and [(line number, what)]
+    of the brackets that got none or never ended.  A report's headline is
+    any splat line but a "Call Trace:" or a banner; each headline starts a
+    report, except within a WARN_ON() report (cut here ... end trace) and
+    for a word-for-word repeat of the expected report's headline (locktorture
+    prints its statistics line twice: the stats thread, then its cleanup).  A
+    trace before any headline is no report's: it is not expected."""
+    expected, missing = set(), []
+    begin, reports, in_cut, cut_counted = None, 0, False, False
+    headlines = set()
+    for i, line in enumerate(lines(text), 1):
+        m = EXPECT_BEGIN.search(line)
+        ended = EXPECT_END.search(line) or _KTAP_RESULT.match(line)
+        if begin and (m or ended):
+            if not EXPECT_END.search(line):
+                missing.append((begin[0], f"{begin[1]} (no 'end of expected warning'"
+                                f" before line {i})"))
+            elif reports == 0:
+                missing.append(begin)
+            begin = None
+        if m:
+            begin, reports, headlines = (i, m.group(1)), 0, set()
+            continue
+        if _CUT_BEGIN.match(line):
+            in_cut, cut_counted = True, False
+            continue
+        if _CUT_END.match(line):
+            in_cut = False
+            continue
+        if not _SPLAT.search(line) or begin is None:
+            continue
+        if not _REPORT_BODY.match(line):
+            if reports == 1 and line in headlines:
+                expected.add(i)
+                continue
+            if not (in_cut and cut_counted):
+                reports += 1
+                cut_counted = in_cut
+            if reports == 1:
+                expected.add(i)
+                headlines.add(line)
+        # a banner may open the report; a trace belongs to one
+        elif reports == 1 or (reports == 0 and not line.startswith("Call Trace:")):
+            expected.add(i)
+    if begin:
+        missing.append((begin[0], f"{begin[1]} (no 'end of expected warning')"))
+    return expected, missing
+
+
 def splats(text, allow=()):
     """Lines that report a kernel bug, [(line number, text)].
 
-    A line matching one of the ALLOW regexes is not reported, and neither is
-    the "Call Trace:" of the report it starts (within the next 40 lines).
+    A line of the one report a test's bracket expects is not reported
+    (more than one report in a bracket is), and neither are the bracket's
+    own lines (their text may name what they expect: "(!!!)").  A line matching one of the
+    ALLOW regexes is not reported, and neither is the "Call Trace:" of the
+    report it starts (within the next 40 lines).
     """
     allow_re = [re.compile(a) for a in allow]
-    found, allowed_until, expecting = [], 0, False
+    expected, _missing = _brackets(text)
+    found, allowed_until = [], 0
     for i, line in enumerate(lines(text), 1):
-        if EXPECT_BEGIN.search(line):
-            expecting = True
-        elif EXPECT_END.search(line):
-            expecting = False
-        if not _SPLAT.search(line) or expecting:
+        if (not _SPLAT.search(line) or i in expected
+                or EXPECT_BEGIN.search(line) or EXPECT_END.search(line)):
             continue
         if any(a.search(line) for a in allow_re):
             allowed_until = i + 40
@@ -109,19 +172,9 @@ def splats(text, allow=()):
 
 
 def missing_expected(text):
-    """Expected warnings that did not come: [(line number, what was expected)]."""
-    missing, begin, seen = [], None, False
-    for i, line in enumerate(lines(text), 1):
-        m = EXPECT_BEGIN.search(line)
-        if m:
-            begin, seen = (i, m.group(1)), False
-        elif EXPECT_END.search(line) and begin:
-            if not seen:
-                missing.append(begin)
-            begin = None
-        elif begin and _SPLAT.search(line):
-            seen = True
-    return missing
+    """Expected warnings that did not come, or whose bracket never ended:
+    [(line number, what was expected)]."""
+    return _brackets(text)[1]
 
 
 def sections(text):

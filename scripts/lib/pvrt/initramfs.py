@@ -4,8 +4,8 @@
 Holds a static busybox, rt-tests (cyclictest, hackbench), stress-ng, rtla
 (built from the kernel tree's tools/tracing/rtla into build/tools/rtla by
 scripts/validate, else Debian's) with the shared libraries they link against
-(taken from the host, Debian 12), the guest scripts from guest/ and
-guest/init as /init.  Kernel modules and the
+(taken from the host, Debian 12), the guest scripts from guest/ (its C
+programs built static) and guest/init as /init.  Kernel modules and the
 command to run are appended by scripts/boot as further cpio members, so one
 initramfs serves every kernel and every command.
 """
@@ -76,6 +76,17 @@ def cpio_dir(root, out):
             raise PvrtError(f"cpio/gzip failed writing {out}")
 
 
+def compile_guest(src, dest):
+    """A guest program in C (guest/NAME.c), built static as /pvrt/NAME."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        raise PvrtError(f"gcc not found, needed for {src}: run scripts/setup")
+    res = subprocess.run([gcc, "-O2", "-Wall", "-Werror", "-static", "-pthread", "-o", dest, src],
+                         capture_output=True, text=True)
+    if res.returncode:
+        raise PvrtError(f"{src} does not compile:\n{res.stderr.strip()}")
+
+
 def build(top, out):
     need(BUSYBOX, "busybox-static")
     progs = []
@@ -100,7 +111,10 @@ def build(top, out):
         guest = os.path.join(top, "guest")
         shutil.copy2(os.path.join(guest, "init"), os.path.join(root, "init"))
         for name in os.listdir(guest):
-            if name != "init":
+            if name.endswith(".c"):
+                compile_guest(os.path.join(guest, name),
+                              os.path.join(root, "pvrt", name[:-2]))
+            elif name != "init":
                 shutil.copy2(os.path.join(guest, name), os.path.join(root, "pvrt", name))
         with open(os.path.join(root, "etc/passwd"), "w") as f:
             f.write("root:x:0:0:root:/:/bin/sh\n")
@@ -109,13 +123,29 @@ def build(top, out):
     return out
 
 
+def compiler_inputs():
+    """What compile_guest() builds with besides the source: `gcc --version`
+    and the path of the static libc it links (None for either it lacks)."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        return None, None
+    ver = subprocess.run([gcc, "--version"], capture_output=True, text=True).stdout
+    libc = subprocess.run([gcc, "-print-file-name=libc.a"], capture_output=True,
+                          text=True).stdout.strip()
+    return ver, (libc if os.path.isabs(libc) else None)
+
+
 def inputs_digest(top):
-    """A digest of what goes into the initramfs, to reuse an up-to-date one."""
+    """A digest of what goes into the initramfs, to reuse an up-to-date one:
+    the programs copied in, the guest's files, the compiler of its C
+    programs and their static libc."""
     h = hashlib.sha256()
+    ver, libc = compiler_inputs()
+    h.update((ver or "no gcc").encode())
     paths = [BUSYBOX] + [shutil.which(p) or p for p in PROGRAMS] + [rtla_path() or "no-rtla"]
     guest = os.path.join(top, "guest")
     paths += sorted(os.path.join(guest, n) for n in os.listdir(guest))
-    paths.append(__file__)
+    paths += [__file__, libc or "no-libc.a"]
     for p in paths:
         h.update(p.encode())
         if os.path.exists(p):

@@ -98,3 +98,43 @@ def verdict(returncode, run, ktap, parse_errors=0):
         return Verdict(passed, 0, "", note)
     return Verdict(passed, 1, f"kunit.py exited {returncode} with every KTAP result passing",
                    note)
+
+
+# A case's KTAP result line: "ok 4 pvs_rtlock_in_rcu_reader # SKIP why".
+RESULT = re.compile(r"^\s*(not ok|ok) \d+ (\S+)(?:\s+#\s*(\S+)\s*(.*))?$")
+
+# The debug kernel's cases whose lockdep part is marked skipped when an
+# earlier suite's expected lockdep report switched lockdep off
+# ("lockdep was off (debug_locks=0)"): there they must pass, not skip.
+LOCKDEP_PARTS = ("pvs_rtlock_in_rcu_reader", "pvs_rtlock_unlock_not_owner")
+LOCKDEP_OFF = "lockdep was off"
+
+
+def case_results(text):
+    """{case: (ok, directive, reason)} from the KTAP result lines of a
+    console log (a later line of the same name wins)."""
+    found = {}
+    for line in console.lines(text):
+        m = RESULT.match(line)
+        if m:
+            found[m.group(2)] = (m.group(1) == "ok", (m.group(3) or "").upper(),
+                                 m.group(4).strip() if m.group(4) else "")
+    return found
+
+
+def lockdep_parts_unchecked(text, names=LOCKDEP_PARTS):
+    """What keeps the lockdep parts of NAMES from having been checked on a
+    console log: a case of NAMES that did not run or did not pass (skipped
+    included), and any case skipped because lockdep was off."""
+    got = case_results(text)
+    bad = []
+    for name in names:
+        if name not in got:
+            bad.append(f"{name}: no result")
+        elif not got[name][0] or got[name][1] == "SKIP":
+            ok, directive, why = got[name]
+            bad.append(f"{name}: {'ok' if ok else 'not ok'}"
+                       + (f" # {directive} {why}".rstrip() if directive else ""))
+    bad += [f"{name}: # SKIP {why}" for name, (_ok, d, why) in sorted(got.items())
+            if d == "SKIP" and LOCKDEP_OFF in why and name not in names]
+    return bad

@@ -13,8 +13,12 @@ rig's deterministic instruction-counted runs as the test of each step:
      one-sided Mann-Whitney U over the runs, level 0.05), so 5 runs per
      step.  BAD must be bad and GOOD good, or the range holds no answer.
   3. A commit that does not build, or whose runs are invalid (a splat, no
-     samples, a load that did no work: the validity gates of validate), is
-     skipped as `git bisect skip` skips; the search goes on around it.
+     samples, a load that did less than --load-fraction (0.5) of its work
+     at GOOD: the validity gates of validate), is skipped as `git bisect
+     skip` skips; the search goes on around it.  Each step's load-work
+     ratio to GOOD is logged; a step the load gate alone skipped shows its
+     figure, as the commit sought may be that one.  One whose first run does not boot to
+     its measurement is skipped after that run.
 
 With --improvement the search is for the commit that made the figure
 better (git bisect's --term-old/--term-new): GOOD is the older, slower
@@ -106,10 +110,72 @@ def figure_of(runs, key):
     return statistics.median(vals) if vals else None
 
 
+def judge_load(runs, good_runs=None, fraction=None):
+    """Set each run's "load_problem" (report.judge_load's validity gate),
+    with GOOD's runs GOOD_RUNS as the measure: every run of a bisect is of
+    one variant, so report.judge_load, which compares a run's load work with
+    the other kernels', finds only a load that did no work.  Each run's
+    "load_ratio" is its work of each kind over the median of GOOD's runs
+    (the same load for the same seconds), valid or not; a run with a ratio
+    below FRACTION (default report.LOAD_WORK_FRACTION) is invalid, marked
+    "load_gate".  Returns RUNS."""
+    fraction = report.LOAD_WORK_FRACTION if fraction is None else fraction
+    report.judge_load(runs)
+    ref = [g["load_work"] for g in good_runs or () if g.get("load_work")]
+    for r in runs:
+        work = r.get("load_work")
+        if r.get("load_problem") or not work or r.get("load") == "none" or not ref:
+            continue
+        short, ratio = [], {}
+        for kind in sorted(set().union(*ref)):
+            med = statistics.median(g.get(kind, 0) for g in ref)
+            if not med:
+                continue
+            ratio[kind] = round(work.get(kind, 0) / med, 3)
+            if work.get(kind, 0) < fraction * med:
+                short.append(f"{kind} {work.get(kind, 0)}, GOOD's median {med:g}")
+        r["load_ratio"] = ratio
+        if short:
+            r["load_gate"] = True
+            r["load_problem"] = (f"the load did less than {fraction:.0%} of"
+                                 " its work at GOOD: " + "; ".join(short))
+    return runs
+
+
+def load_ratio(runs):
+    """The lowest load-work ratio to GOOD of RUNS (judge_load's), or None."""
+    vals = [v for r in runs for v in (r.get("load_ratio") or {}).values()]
+    return min(vals) if vals else None
+
+
+def fraction(text):
+    """--load-fraction: a number in (0, 1)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and 1")
+    return v
+
+
+# A run's problems that say its kernel did not boot to the measurement
+# (a time-out only when the run has no samples either).
+NO_BOOT = ("userspace never started", "timed out after", "no cyclictest section")
+
+
+def boot_failure(row):
+    """The problem of run ROW that says it did not boot, or None."""
+    if row.get("samples"):
+        return None
+    return next((p for p in row.get("problems") or () if p.startswith(NO_BOOT)), None)
+
+
 def verdict(runs, good_runs, key, threshold, load, improvement=False):
-    """'good', 'bad' or SKIP for a step's runs against GOOD's.  'bad' is
-    the state BAD is in: worse than GOOD, or with IMPROVEMENT better."""
-    valid = report.latency_rows(report.judge_load(list(runs)), load)
+    """'good', 'bad' or SKIP for a step's runs (judged by judge_load)
+    against GOOD's.  'bad' is the state BAD is in: worse than GOOD, or with
+    IMPROVEMENT better."""
+    valid = report.latency_rows(runs, load)
     if not valid or len(valid) < len(runs):
         return SKIP
     if threshold is not None:
@@ -167,6 +233,11 @@ def main(argv=None):
     ap.add_argument("--seconds", type=validate.positive, default=20)
     ap.add_argument("--runs", type=validate.positive,
                     help="runs per step (default 5; 3 with --threshold)")
+    ap.add_argument("--load-fraction", type=fraction, default=report.LOAD_WORK_FRACTION,
+                    metavar="F",
+                    help="a run whose load did less than F of its work at GOOD is invalid"
+                         f" (default {report.LOAD_WORK_FRACTION:g}, the report's gate between"
+                         " kernels, not measured for GOOD against GOOD)")
     args = ap.parse_args(argv)
     runs = args.runs or (3 if args.threshold is not None else 5)
     if args.threshold is None and runs < 4:
@@ -198,7 +269,7 @@ def main(argv=None):
         with open(os.path.join(outdir, "bisect.json"), "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=1)
 
-    def measure(commit):
+    def measure(commit, good_runs=None):
         try:
             git(work, "checkout", "-q", "--detach", commit)
         except subprocess.CalledProcessError as e:
@@ -216,19 +287,36 @@ def main(argv=None):
         sdir = os.path.join(outdir, commit[:12])     # each step's consoles kept
         os.makedirs(sdir, exist_ok=True)
         for n in range(1, runs + 1):
-            step["runs"].append(validate.measure(top, bdir, work, args.variant, args.seconds,
-                                                 args.load, n, sdir, out, cpus=args.cpus))
+            row = validate.measure(top, bdir, work, args.variant, args.seconds, args.load, n,
+                                   sdir, out, cpus=args.cpus)
+            step["runs"].append(row)
+            why = boot_failure(row)
+            if why:
+                # Its other runs would fail the same way, each after its time-out.
+                step["problem"] = (f"does not boot: run {n}: {why}"
+                                   + (f"; its other {runs - n} run(s) skipped" if n < runs
+                                      else ""))
+                save()
+                return step
+        judge_load(step["runs"], good_runs, args.load_fraction)
+        step["load_ratio"] = load_ratio(step["runs"])
         step["figure"] = figure_of(report.latency_rows(step["runs"], args.load), key)
-        bad_runs = report.invalid_runs(report.judge_load(list(step["runs"])))
+        bad_runs = report.invalid_runs(step["runs"])
         if bad_runs:
             # The reasons a step is skipped, in the log and bisect.json.
             step["problem"] = "invalid runs: " + "; ".join(
                 f"run {r.get('run')}: {', '.join(why)}" for r, why in bad_runs)
+            if all(r.get("load_gate") and not r.get("problems") and r.get("samples")
+                   for r, _why in bad_runs):
+                # The regression sought can cut the load's work too: the
+                # figure of all its runs, for the warning.
+                step["load_gate_only"] = True
+                step["figure"] = figure_of([r for r in step["runs"] if r.get("samples")], key)
         save()
         return step
 
     good_step = measure(good)
-    good_runs = report.latency_rows(report.judge_load(good_step["runs"]), args.load)
+    good_runs = report.latency_rows(good_step["runs"], args.load)
     if good_step.get("problem") or len(good_runs) < runs:
         raise BisectError(f"GOOD {args.good} does not give {runs} valid runs:"
                           f" {good_step.get('problem') or 'see ' + outdir}")
@@ -248,17 +336,32 @@ def main(argv=None):
     save()
 
     def test(commit):
-        step = measure(commit)
+        step = measure(commit, good_runs)
         step["verdict"] = SKIP if step.get("problem") else verdict(
             step["runs"], good_runs, key, args.threshold, args.load, args.improvement)
         log(f"{commit[:12]} {step['subject']}: {args.figure} {step.get('figure')} us,"
-            f" {term(step['verdict'])}" + (f" ({step['problem']})" if step.get("problem") else ""))
+            f" {term(step['verdict'])}" + load_note(step)
+            + (f" ({step['problem']})" if step.get("problem") else ""))
+        if step.get("load_gate_only"):
+            log(f"{commit[:12]}: {gate_warning(step)}")
         save()
         return step["verdict"]
 
+    def load_note(step):
+        r = step.get("load_ratio")
+        return f", load work {r:.0%} of GOOD's" if r is not None else ""
+
+    def gate_warning(step):
+        return (f"skipped only by the load-work gate (load work {step['load_ratio']:.0%} of"
+                f" GOOD's): {args.figure} "
+                + (f"{step['figure']:g} us" if step.get("figure") is not None else "not measured")
+                + ": the commit sought may be this one")
+
     if test(bad) == SKIP:
         raise BisectError(f"BAD {args.bad} cannot be tested: {steps[-1]['problem']}"
-                          f" (see {outdir}): nothing to bisect")
+                          f" (see {outdir}): nothing to bisect"
+                          + (f"; it was {gate_warning(steps[-1])}: lower --load-fraction"
+                             if steps[-1].get("load_gate_only") else ""))
     if steps[-1]["verdict"] != "bad":
         raise BisectError(f"BAD {args.bad} is not {'better' if args.improvement else 'worse'}"
                           f" than GOOD by the test"
@@ -278,9 +381,11 @@ def main(argv=None):
     if skipped:
         lines.append("  commits before it that could not be tested (skipped): "
                      + ", ".join(c[:12] for c in skipped))
+        lines += [f"  {c[:12]} {gate_warning(by_commit[c])}" for c in skipped
+                  if by_commit[c].get("load_gate_only")]
     lines.append("steps:")
     lines += [f"  {s['commit'][:12]} {term(s.get('verdict')):5}"
-              f" {args.figure} {s.get('figure')}  {s['subject']}" for s in steps]
+              f" {args.figure} {s.get('figure')}{load_note(s)}  {s['subject']}" for s in steps]
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(outdir, "bisect.log"), "w", encoding="utf-8") as f:

@@ -28,6 +28,51 @@ deliberately pessimistic:
   never returns (NORETURN, a definition marked __noreturn, a static
   function whose every path ends in one) ends its path: what panic() or
   make_task_dead() disable on the way down reaches no later statement.
+  A callee that drops its caller's lock, or returns with one held, on
+  some returns only is read by the value it returns there: `if (f(...))`,
+  `if (!f(...))`, `if (a && f(...))` and `while (f(...))` (likely()/
+  unlikely() looked through) drop in the branch (the loop body, what
+  follows the loop) the returns imply what f drops on every return of
+  that truth value, and what it takes on every successful return but
+  holds on none of that value (`return true`/a non-zero number/an error
+  code, `return false`/0/NULL; any other value counts on both sides):
+  io-wq's `while (io_acct_run_queue(acct))` holds acct->lock in its body
+  only.  A do-while runs its body at least once (`do ... while (0)`
+  exactly once); `for (;;)`, `while (1)` and `do ... while (1)` are left
+  by their breaks only; a loop body is read twice, the second time from
+  its entry merged with what the first reading left at its end, its
+  continues and its breaks (the sites are the second reading's), and
+  what it takes more than it drops is counted held once more where the
+  loop is left.  get_signal()'s
+  `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
+  `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
+  annotated so and keeps siglock on its `return false` paths.
+- A non-recursive lock (spinlock_t, raw_spinlock_t, seqlock or rwlock_t
+  writer) whose expression is one lock all through the function (a
+  global, or `&x->m` with x `current`, or a parameter or a local set only
+  by its initializer, never assigned or address-taken) is also counted by
+  itself: no path takes it while holding it, so where a merge says some
+  path holds it (get_signal()'s jobctl branch `if (B) {...unlock...} else
+  if (C) do_freezer_trap(); goto relock;`, whose implicit else B and C
+  exclude), taking it again starts from what the paths hold besides it,
+  and its release leaves the reason of what is still held, not its own.
+  The then branch of `if (need_seqretry(&L, seq))` holds no L (it is true
+  on a lockless pass only): getrusage()'s `goto retry` carries no
+  stats_lock.
+- A call binds to the definitions it can reach: one in the caller's own
+  file, else no static function of another .c file, and by architecture:
+  code under arch/A (UML's arch/x86/um, the arch/x86 files UML builds,
+  arm64's arch/arm/xen included) calls arch/A's definitions and generic
+  ones, generic code any architecture's.  The caller walk follows the
+  same rule upwards: riscv's handle_page_fault() is never entered from
+  arch/um.  Definitions of several architectures merge to every
+  acquisition and the releases all of them share; where a definition of
+  another architecture that is more than an empty stub drops nothing, the
+  release counts only for what a call took whose acquiring definitions are
+  of the releasing architectures (powerpc's arch_enter_lazy_mmu_mode() /
+  arch_leave_lazy_mmu_mode() balance in generic code; a lock the caller
+  took itself is still held after a call only UML's definition drops it
+  in).
 - A member class whose struct is known (CATALOG's note, or for another
   `&x->member` the struct its spin_lock_init(&x->member) names) takes only
   the sites whose base is that struct or cannot be typed (the safe side):
@@ -62,7 +107,17 @@ pass is unsafe):
 - a conditional acquisition is understood only in the exact forms
   `if (trylock(...))` / `if (!trylock(...))`; any other condition counts
   the lock held on both branches (safe); a wrapper that returns the lock
-  held only on some paths counts as held on those;
+  held only on some paths counts as held on those; a conditional release
+  only in the forms above (a value stored and tested later, a switch or
+  a loop condition: held on both sides, safe);
+- two definitions of one architecture or both generic (the sides of an
+  #if) merge to the releases the wrappers among them share, a stub that
+  drops nothing left out (its pair of the acquiring stub is a stub too):
+  a lock taken directly and dropped by a release-only wrapper with a
+  non-stub twin that keeps it is counted released (unsafe);
+- a call from a short-circuited operand (`a && f()`) counts as made on
+  every path: a release f makes on every return is counted even where f
+  was not called (unsafe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
 - a work item counts as process context unless a statement of the tree
@@ -155,6 +210,8 @@ STATE_CALLS = {
     "kmap_atomic": (["preempt"], []), "kunmap_atomic": ([], ["preempt"]),
     "preempt_count_add": (["preempt"], []),
     "preempt_count_sub": ([], ["preempt"]),
+    "preempt_count_inc": (["preempt"], []), "preempt_count_dec": ([], ["preempt"]),
+    "sched_preempt_enable_no_resched": ([], ["preempt"]),
     "__local_bh_disable_ip": (["bh"], []), "__local_bh_enable_ip": ([], ["bh"]),
     "_local_bh_enable": ([], ["bh"]),
     "write_seqcount_begin_nested": (["preempt"], []),
@@ -610,25 +667,51 @@ class State:
     a site) and on every path ("must", merged by minimum: the net effect of
     a wrapper), with the call that took it.  Counts may go below zero: a
     function that drops its caller's lock and takes it again has no net
-    effect."""
+    effect.
 
-    __slots__ = ("held", "must", "why")
+    A lock whose expression names one lock all through the function
+    (Scan._stable()) is tracked by itself too: held["id:" + E] counts it,
+    and excl[E] is what the paths hold with E's own acquisition left out.
+    Taking E again where some path "holds" it (`relock:` reached by a goto
+    the pass thought held siglock) starts from excl[E]: a spinlock is not
+    recursive, so those paths do not reach the acquisition, and the others
+    hold no more than excl[E].  Releasing E gives each kind back the reason
+    it has without E."""
+
+    __slots__ = ("held", "must", "why", "excl", "took")
 
     def __init__(self, held=None, why=None, must=None):
         self.held = dict(held or {})
         self.must = dict(must if must is not None else (held or {}))
         self.why = dict(why or {})
+        self.excl = {}
+        # the calls that may have taken each held kind, on any path
+        self.took = {}
 
     def copy(self):
-        return State(self.held, self.why, self.must)
+        st = State(self.held, self.why, self.must)
+        st.excl = {e: x.copy() for e, x in self.excl.items()}
+        st.took = {k: set(v) for k, v in self.took.items()}
+        return st
 
-    def acquire(self, kinds, why):
+    def plain(self):
+        """A copy without the per-lock bookkeeping."""
+        st = State(self.held, self.why, self.must)
+        st.took = {k: set(v) for k, v in self.took.items()}
+        return st
+
+    def acquire(self, kinds, why, _skip=None):
         for k in kinds:
             self.held[k] = self.held.get(k, 0) + 1
             self.must[k] = self.must.get(k, 0) + 1
             self.why[k] = why
+            m = re.match(r"^(\w+)\(", why or "")
+            self.took.setdefault(k, set()).add(m.group(1) if m else "")
+        for e, x in self.excl.items():
+            if e != _skip:
+                x.acquire(kinds, why)
 
-    def release(self, kinds):
+    def release(self, kinds, _known=None):
         for k in kinds:
             for d in (self.held, self.must):
                 d[k] = d.get(k, 0) - 1
@@ -636,12 +719,66 @@ class State:
                     del d[k]
             if self.held.get(k, 0) <= 0:
                 self.why.pop(k, None)
+                self.took.pop(k, None)
+        if _known is None:
+            # which lock it drops is not known (a wrapper, an unlock through
+            # a pointer): it may be one of the tracked ones, whose excl is
+            # then what it was
+            return
+        for e, x in self.excl.items():
+            if e != _known:
+                x.release(kinds)
+
+    def lock(self, ident, kinds, why):
+        """Take the non-recursive lock IDENT, of KINDS."""
+        key = "id:" + ident
+        if self.held.get(key, 0) > 0 and ident in self.excl:
+            # the paths that hold it cannot take it again: the others hold
+            # no more than what every path holds besides it
+            base = self.excl[ident]
+            self.held, self.why = dict(base.held), dict(base.why)
+        before = self.plain()
+        before.held.pop(key, None)
+        self.acquire(kinds, why, _skip=ident)
+        self.held[key] = 1
+        self.excl[ident] = before
+
+    def unheld(self, ident):
+        """Where IDENT is known not to be held: what the paths hold
+        besides it."""
+        if self.held.get("id:" + ident, 0) > 0 and ident in self.excl:
+            base = self.excl.pop(ident)
+            self.held, self.why = dict(base.held), dict(base.why)
+            self.held.pop("id:" + ident, None)
+
+    def unlock(self, ident, kinds):
+        """Release the lock IDENT, of KINDS."""
+        key = "id:" + ident
+        if self.held.get(key, 0) <= 0 or ident not in self.excl:
+            self.release(kinds)
+            return
+        self.release(kinds, _known=ident)
+        without = self.excl.pop(ident)
+        for k in kinds:
+            if self.held.get(k, 0) > 0 and without.held.get(k, 0) > 0:
+                # the reason of what is still held is not this lock
+                self.why[k] = without.why.get(k, self.why.get(k))
+        del self.held[key]
 
     def merge(self, other):
+        for e in set(self.excl) | set(other.excl):
+            # a state that does not hold E is its own state without E
+            a = self.excl[e].copy() if e in self.excl else self.plain()
+            b = other.excl[e].plain() if e in other.excl else other.plain()
+            a.held.pop("id:" + e, None)
+            b.held.pop("id:" + e, None)
+            self.excl[e] = a.merge(b)
+        for k, v in other.took.items():
+            self.took.setdefault(k, set()).update(v)
         for k in set(self.held) | set(other.held):
             n = max(self.held.get(k, 0), other.held.get(k, 0))
-            if n > self.held.get(k, 0):
-                self.why[k] = other.why.get(k)
+            if n > self.held.get(k, 0) and k in other.why:
+                self.why[k] = other.why[k]
             if n:
                 self.held[k] = n
             else:
@@ -750,6 +887,105 @@ def _trylock_form(cond):
     return neg
 
 
+def _as_effect(w):
+    """A wrappers entry (acquired, released, takes the target) as an effect
+    (..., released on non-zero returns, released on zero returns)."""
+    return None if w is None else (w[0], w[1], w[2], list(w[1]), list(w[1]), list(w[0]),
+                                   list(w[0]), {})
+
+
+def _maybe_held(eff):
+    """The kinds an effect EFF holds on some of its returns but does not
+    count as acquired."""
+    return sorted((set(eff[5]) | set(eff[6])) - set(eff[0]))
+
+
+def _ret_sides(val):
+    """Which truth values `return VAL` can give its caller's if: {False}
+    for 0, false and NULL, {True} for true, a non-zero number, an error code
+    or ERR_PTR(), both for anything else."""
+    val = val.strip()
+    if re.match(r"^\(?(0[uUlL]*|false|NULL)\)?$", val):
+        return (False,)
+    if re.match(r"^\(?(true|[1-9]\d*[uUlL]*|-\s*[1-9]\d*|-\s*E[A-Z0-9]+)\)?$", val) or \
+            re.match(r"^(ERR_PTR|ERR_CAST)\(.*\)$", val):
+        return (True,)
+    return (True, False)
+
+
+def _again(entry, end, out):
+    """OUT, the state a loop is left with after one pass of its body from
+    ENTRY to END, merged with OUT after a second pass: what the body takes
+    more than it drops (END over ENTRY) held once more.  A loop is read
+    once; this keeps a lock taken at the end of the body held at a break
+    at its start."""
+    grown = out.copy()
+    for k, n in end.held.items():
+        d = n - entry.held.get(k, 0)
+        if d > 0 and not k.startswith("id:"):
+            for x in [grown] + list(grown.excl.values()):
+                x.held[k] = x.held.get(k, 0) + d
+                if end.why.get(k):
+                    x.why[k] = end.why[k]
+    return out.copy().merge(grown)
+
+
+def _forever(toks, header=False):
+    """Whether a loop condition TOKS never ends the loop: `1`, `true`, or
+    (HEADER: a for header) an empty middle clause."""
+    if header:
+        parts = _split_top(toks, ";")
+        return len(parts) == 3 and (not parts[1] or _forever(parts[1]))
+    return [t for t, _l in toks] in (["1"], ["true"])
+
+
+def _split_top(toks, op):
+    """TOKS split at OP outside brackets."""
+    parts, cur, depth = [], [], 0
+    for t in toks:
+        if t[0] in "([{":
+            depth += 1
+        elif t[0] in ")]}":
+            depth -= 1
+        if t[0] == op and depth == 0:
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    return parts + [cur]
+
+
+def _call_form(toks):
+    """(name, negated) when TOKS is exactly a call `f(...)` or `!f(...)`,
+    in parentheses or likely()/unlikely() or not; else None."""
+    neg = False
+    toks = list(toks)
+    while toks:
+        if toks[0][0] == "!":
+            neg, toks = not neg, toks[1:]
+            continue
+        if toks[0][0] in ("likely", "unlikely") and len(toks) > 1 and toks[1][0] == "(":
+            toks = toks[1:]
+        if toks[0][0] == "(":
+            try:
+                if _match(toks, 0) == len(toks) - 1:
+                    toks = toks[1:-1]
+                    continue
+            except Unparsable:
+                return None
+            return None
+        break
+    if len(toks) < 3 or not re.match(r"^[A-Za-z_]\w*$", toks[0][0]) or \
+            toks[0][0] in _KEYWORDS or toks[1][0] != "(":
+        return None
+    try:
+        if _match(toks, 1) != len(toks) - 1:
+            return None
+    except Unparsable:
+        return None
+    return toks[0][0], neg
+
+
 class Target:
     """How a class appears in the source: a regular expression over the
     text of a lock argument, and the words whose files are read."""
@@ -827,12 +1063,42 @@ def base_struct(base, func):
     return found.pop() if len(found) == 1 else None
 
 
+# calls whose bare argument may be assigned: a macro's (upper case, an
+# iterator, swap(), get_user()), not a function's copy of the value
+_MAY_ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*|\w*for_each\w*|do_each\w*|swap|\w*get_user\w*)$")
+
+
+def _callee(toks, i):
+    """The name called with toks[i] among its arguments, or None."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        if toks[j] in (")", "]"):
+            depth += 1
+        elif toks[j] in ("(", "["):
+            if depth == 0:
+                return toks[j - 1] if toks[j] == "(" and j else None
+            depth -= 1
+        elif toks[j] in (";", "{", "}"):
+            return None
+    return None
+
+
 class Scan:
     """One pass over one function: sites of the target, calls of tracked
     functions with the state there, and the function's net effect."""
 
-    def __init__(self, func, target, wrappers, tracked, noreturn=None):
+    def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None,
+                 acq_groups=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
+        # what a call NAME from this function does: (acquired, released,
+        # takes the target, released when it returns non-zero, released
+        # when it returns zero), bound to the definitions this function can
+        # call (Analysis.effect_of()); by name alone without an Analysis
+        self.effect = effect or (lambda name: _as_effect(self.wrappers.get(name)))
+        self.acq_groups = acq_groups or (lambda name, kind: set())
+        # kinds released on the non-zero / zero returns, held on some
+        # non-zero / zero return
+        self.cond_rel = ([], [], [], [])
         # names of functions that never return: global, or (path, name)
         # for a static one inferred from its body
         self.noreturn = noreturn if noreturn is not None else NORETURN
@@ -843,8 +1109,10 @@ class Scan:
         self.labels = {}
         self.end_state = None
         self.returns = []             # the state at each successful return
+        self.all_returns = []         # (value, state) of every return
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
+        self._stable_memo = {}
         self.breaks = []              # what the breaks of each enclosing loop held
 
     def run(self):
@@ -884,8 +1152,10 @@ class Scan:
         self._block(toks, 0, st)
         self.sites, self.calls, self.returns, self.any_return = [], [], [], None
         self.aliases, self.returns_lock, self.excluded = set(), False, []
+        self.all_returns = []
         _i, st, term = self._block(toks, 0, State())
         self.never_returns = bool(term and self.any_return is None)
+        self.cond_rel = self._cond_releases(None if term else st)
         rets = list(self.returns)
         if not term:
             rets.append(st)
@@ -894,6 +1164,25 @@ class Scan:
             anyr = anyr.merge(st) if anyr else st.copy()
         self.end_state = self._net(rets, anyr)
         return self
+
+    def _cond_releases(self, end):
+        """(kinds released on every return that may be non-zero, kinds
+        released on every return that may be zero, kinds held on some
+        return that may be non-zero, kinds held on some return that may be
+        zero): what a caller's `if (f())` has dropped and may hold in its
+        then and else branch.  A return whose value the pass cannot tell
+        (`return ret;`, the end of the body) counts on both sides."""
+        sides = {True: None, False: None}
+        for val, s in self.all_returns + ([("", end)] if end is not None else []):
+            for side in _ret_sides(val):
+                sides[side] = s.copy() if sides[side] is None else sides[side].merge(s)
+        ss = (sides[True], sides[False])
+        return tuple(sorted(k for k, n in s.held.items() if n < 0 and k != "self"
+                            and not k.startswith("id:"))
+                     if s is not None else [] for s in ss) + \
+            tuple(sorted(k for k, n in s.held.items() if n > 0 and k != "self"
+                         and not k.startswith("id:"))
+                  if s is not None else [] for s in ss)
 
     @staticmethod
     def _net(rets, anyr):
@@ -960,6 +1249,17 @@ class Scan:
                 # a conditional acquisition holds in one branch only; any
                 # other form of condition: held on both branches
                 s_in, s_out = (pre, st) if form else (st, pre)
+            # a callee that drops a lock on its non-zero (or zero) returns
+            # only: `if (likely(do_signal_stop(signr))) goto relock;`
+            rel_then, rel_else = self._cond_effect(toks[i + 2:c])
+            s_in, s_out = s_in.copy(), s_out.copy()
+            s_in.release(rel_then)
+            s_out.release(rel_else)
+            lockless = self._lockless(toks[i + 2:c])
+            if lockless:
+                # need_seqretry() is true on a lockless pass only: the
+                # seqlock's lock is not held in its then branch
+                s_in.unheld(lockless)
             self.conds.append(cond)
             j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
             self.conds.pop()
@@ -977,7 +1277,19 @@ class Scan:
         if t in ("while", "for", "switch") and i + 1 < end and toks[i + 1][0] == "(":
             c = _match(toks, i + 1)
             self._expr(toks, i + 2, c, st)
-            j, s_body = self._loop(toks, c + 1, end, st)
+            if t in ("while", "for") and _forever(toks[i + 2:c], t == "for"):
+                j, brk = self._loop(toks, c + 1, end, st, True)
+                return (j, st, True) if brk is None else (j, brk, False)
+            if t == "while":
+                # `while (f(...))`: the body runs on f's non-zero returns,
+                # the loop ends on its zero ones
+                rel_in, rel_out = self._cond_effect(toks[i + 2:c])
+                s_in, s_out = st.copy(), st.copy()
+                s_in.release(rel_in)
+                s_out.release(rel_out)
+                j, s_body = self._loop(toks, c + 1, end, s_in)
+                return j, s_out.merge(s_body), False
+            j, s_body = self._loop(toks, c + 1, end, st, once=t == "switch")
             return j, st.merge(s_body), False
         if t == "scoped_guard" and i + 1 < end and toks[i + 1][0] == "(":
             args, c = split_args(toks, i + 1)
@@ -991,15 +1303,31 @@ class Scan:
             s_body.release(kinds)
             return j, st.merge(s_body), False
         if t == "do":
-            j, s_body = self._loop(toks, i + 1, end, st)
-            st = st.merge(s_body)
+            # the body runs at least once: what follows the loop comes from
+            # the end of the body or a break
+            if i + 1 >= end:
+                raise Unparsable(f"do at the end of {self.f.name}()")
+            k = _match(toks, i + 1) + 1 if toks[i + 1][0] == "{" else None
+            ctoks = toks[k + 2:_match(toks, k + 1)] if k is not None and k + 1 < end \
+                and toks[k][0] == "while" and toks[k + 1][0] == "(" else None
+            forever = ctoks is not None and _forever(ctoks)
+            once = ctoks is not None and [t for t, _l in ctoks] in (["0"], ["false"])
+            if forever:
+                j, s_after = self._loop(toks, i + 1, end, st, True)
+            else:
+                j, s_after = self._loop(toks, i + 1, end, st, once=once)
+                if not once:
+                    # do { } while (0) runs its body once
+                    s_after = _again(st, s_after, s_after)
             if j < end and toks[j][0] == "while":
                 c = _match(toks, j + 1)
-                self._expr(toks, j + 2, c, st)
+                self._expr(toks, j + 2, c, s_after if s_after is not None else State())
                 j = c + 1
             while j < end and toks[j][0] == ";":
                 j += 1
-            return j, st, False
+            if s_after is None:
+                return j, st, True
+            return j, s_after, False
         if t in ("case", "default"):
             j = i
             while j < end and toks[j][0] != ":":
@@ -1037,16 +1365,83 @@ class Scan:
             if val and self._binds(val):
                 self.returns_lock = True
             self.any_return = self.any_return.merge(st) if self.any_return else st.copy()
+            self.all_returns.append((val, st.copy()))
             if not self._failure(val):
                 self.returns.append(st.copy())
         return j + 1, st, t in ("return", "goto", "break", "continue")
 
-    def _loop(self, toks, i, end, st):
+    def _cond_effect(self, ctoks):
+        """(released in the then branch, released in the else branch) of
+        `if (CTOKS)` beyond what the calls in it release on every return:
+        for a condition that is a call `f(...)`, `!f(...)` (likely() and
+        unlikely() looked through) or a conjunction `a && f(...)`, what f
+        drops on the returns that branch implies.  The else branch of a
+        conjunction of several terms may not have called f, and a
+        condition with || implies nothing: no release there (the safe
+        side)."""
+        parts = _split_top(ctoks, "&&")
+        if any(_split_top(p, "||")[1:] for p in parts):
+            return [], []
+        rel_then, rel_else = [], []
+        for p in parts:
+            call = _call_form(p)
+            if call is None:
+                continue
+            name, neg = call
+            eff = self.effect(name)
+            if eff is None:
+                continue
+            always = set(eff[1])
+            maybe = _maybe_held(eff)
+            # released there, or taken on every return (a wrapper's
+            # acquisition) but held on none of that side's: io-wq's
+            # io_acct_run_queue() returns true with acct->lock held
+            on_true = [k for k in eff[3] if k not in always] + \
+                [k for k in eff[0] if k not in eff[5]]
+            on_false = [k for k in eff[4] if k not in always] + \
+                [k for k in eff[0] if k not in eff[6]]
+            on_true += [k for k in maybe if k not in eff[5]]
+            on_false += [k for k in maybe if k not in eff[6]]
+            rel_then += on_false if neg else on_true
+            if len(parts) == 1:
+                rel_else += on_true if neg else on_false
+        return rel_then, rel_else
+
+    def _lockless(self, ctoks):
+        """The lock of `if (need_seqretry(&L, seq))` when L is tracked by
+        itself (State.lock()), else None."""
+        call = _call_form(ctoks)
+        if call != ("need_seqretry", False):
+            return None
+        k = 0
+        while ctoks[k][0] != "need_seqretry":
+            k += 1
+        args, _e = split_args(ctoks, k + 1)
+        arg = text_of(args[0]).replace(" ", "") if args else ""
+        return arg if arg and self._stable(arg) else None
+
+    def _loop(self, toks, i, end, st, forever=False, once=False):
         """A loop or switch body at toks[i]: (end, state after it), with
-        what every break carries out of it."""
+        what every break carries out of it.  FOREVER (`for (;;)`,
+        `while (1)`, `do ... while (1)`): only a break leaves it, and the
+        state after it is None when none does."""
+        n_sites, n_calls = len(self.sites), len(self.calls)
         self.breaks.append(None)
         j, s_body, _t = self._stmt(toks, i, end, st.copy())
         brk = self.breaks.pop()
+        if not once:
+            # the body again from what a previous iteration left (its end,
+            # a continue; a break's state too): its sites and calls are
+            # the second pass's
+            again = st.copy().merge(s_body)
+            if brk is not None:
+                again.merge(brk)
+            del self.sites[n_sites:], self.calls[n_calls:]
+            self.breaks.append(None)
+            j, s_body, _t = self._stmt(toks, i, end, again)
+            brk = self.breaks.pop()
+        if forever:
+            return j, None if brk is None else _again(st, s_body, brk)
         if brk is not None:
             s_body = s_body.merge(brk)
         return j, s_body
@@ -1065,14 +1460,69 @@ class Scan:
 
     # expressions
     def _expr(self, toks, i, end, st):
+        """Walk the expression TOKS[I:END], updating ST.  What is after
+        the first operand of && or || and the arms of ?: may not run: its
+        state is merged with the state without it (a release there does
+        not count on the paths that skip it)."""
+        ops, q, depth = [], None, 0
+        for j in range(i, end):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif depth == 0 and t in ("&&", "||"):
+                ops.append(j)
+            elif depth == 0 and t == "?" and q is None:
+                q = j
+        if q is not None:
+            depth, c = 0, None
+            for j in range(q + 1, end):
+                t = toks[j][0]
+                if t in ("(", "[", "{"):
+                    depth += 1
+                elif t in (")", "]", "}"):
+                    depth -= 1
+                elif depth == 0 and t == ":":
+                    c = j
+                    break
+            if c is not None:
+                self._expr(toks, i, q, st)
+                s_a, s_b = st.copy(), st.copy()
+                self._expr(toks, q + 1, c, s_a)
+                self._expr(toks, c + 1, end, s_b)
+                self._assign(st, s_a.merge(s_b))
+                return
+        ops = [j for j in ops if q is None or j < q]
+        if ops:
+            self._expr(toks, i, ops[0], st)
+            for a, b in zip(ops, ops[1:] + [end]):
+                ran = st.copy()
+                self._expr(toks, a + 1, b, ran)
+                self._assign(st, st.copy().merge(ran))
+            return
+        self._expr1(toks, i, end, st)
+
+    @staticmethod
+    def _assign(st, new):
+        st.held, st.must, st.why, st.excl, st.took = \
+            new.held, new.must, new.why, new.excl, new.took
+
+    def _expr1(self, toks, i, end, st):
         j = i
         while j < end:
             t = toks[j][0]
             if t == "{":
-                # statement expression or initializer
+                # statement expression, a macro's `do { ... } while (0)` or
+                # an initializer: it runs, and what follows sees its end
+                # (merged with what came before only when it cannot end)
                 k = _match(toks, j)
                 _k, st2, _tm = self._block(toks, j, st.copy())
-                st.merge(st2)
+                if _tm:
+                    st.merge(st2)
+                else:
+                    st.held, st.must, st.why, st.excl, st.took = \
+                        st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
                 continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
@@ -1142,27 +1592,165 @@ class Scan:
                 self._binds(texts[0]):
             st.release(["self"])
             return
-        w = self.wrappers.get(name)
+        w = self.effect(name)
         if w is not None:
-            acq, rel, takes = w
+            for k, archs in sorted(w[7].items()):
+                groups = [self.acq_groups(n, k) if n else set()
+                          for n in st.took.get(k, ())]
+                if groups and all(g and g <= archs for g in groups):
+                    # taken by calls that, on each architecture that takes
+                    # it, this one releases (every call that may have
+                    # taken it on some path)
+                    st.release([k])
+        if w is not None and (w[0] or w[1] or w[2]):
+            acq, rel, takes = w[:3]
             if takes:
                 self._site(name, f"{name}()", line, st, [], via=name)
                 st.acquire(["self"], f"{name}() line {line}")
             st.release(rel)
             st.acquire(acq, f"{name}() line {line}")
+        if w is not None:
+            # held on some return only (a failure's `return false;` with
+            # the lock held: fast_dput()): held after the call, unless an
+            # if on its value says which returns (_cond_effect())
+            st.acquire(_maybe_held(w), f"{name}() line {line}")
         elif eff:
-            st.release(eff[1])
-            st.acquire(eff[0], f"{name}() line {line}")
+            ident = self._ident(name, eff, texts)
+            if ident and eff[0]:
+                st.lock(ident, eff[0], f"{name}() line {line}")
+            elif ident:
+                st.unlock(ident, eff[1])
+            else:
+                st.release(eff[1])
+                st.acquire(eff[0], f"{name}() line {line}")
         elif not _NOT_ACQUIRE.match(name) and name not in self.target.ptr_funcs and \
                 any(self._binds(x, name, line) for x in texts):
             self.sites.append({"line": line, "call": f"{name}({', '.join(texts)})",
                                "state": st.copy(), "own": [], "via": None,
                                "passed": name})
 
+    def _ident(self, name, eff, texts):
+        """The lock a call of the lock API NAME (effect EFF, arguments
+        TEXTS) takes or releases when it is non-recursive (a spinlock_t,
+        raw_spinlock_t, seqlock writer or rwlock_t writer) and its
+        expression names one lock all through the function; else None."""
+        acq, rel, idx = eff
+        kinds = acq or rel
+        if not kinds or (acq and rel) or not (
+                kinds[0] in ("spin", "raw", "seqw")
+                or (kinds[0] == "rwlock" and name.startswith("write_"))):
+            return None
+        if name in STATE_CALLS:
+            return None
+        i = idx if acq else 0
+        if i is None or len(texts) <= i:
+            return None
+        arg = texts[i].replace(" ", "")
+        return arg if self._stable(arg) else None
+
+    def _stable(self, arg):
+        """Whether the lock expression ARG is one lock all through this
+        function: a global (`&g`, `&g.m`), or `&x->m` (`.m` members after)
+        where x is `current`, or a parameter or local that is never
+        assigned, incremented or has its address taken, but for its
+        declaration's initializer in the function's outer block before any
+        label (so run once)."""
+        if arg in self._stable_memo:
+            return self._stable_memo[arg]
+        self._stable_memo[arg] = ok = self._stable_uncached(arg)
+        return ok
+
+    def _stable_uncached(self, arg):
+        m = re.match(r"^&?\(?([A-Za-z_]\w*)(->\w+)?((?:\.\w+)*)\)?$", arg)
+        if not m or self.f.macro:
+            return False
+        x, arrow = m.group(1), m.group(2)
+        if x == "current":
+            return bool(arrow)
+        head = [t for t, _l in self.f.head]
+        body = [t for t, _l in self.f.toks]
+        declared = x in head
+        depth, labels, decl, addr = 0, False, 0, False
+        for i, t in enumerate(body):
+            if t == "{":
+                depth += 1
+            elif t == "}":
+                depth -= 1
+            if re.match(r"^[A-Za-z_]\w*$", t) and t not in _KEYWORDS and t != "default" and \
+                    i + 1 < len(body) and body[i + 1] == ":" and i and \
+                    body[i - 1] in (";", "{", "}"):
+                labels = True
+            if t != x or (i and body[i - 1] in (".", "->")):
+                continue
+            prev = body[i - 1] if i else ""
+            nxt = body[i + 1] if i + 1 < len(body) else ""
+            if prev in ("++", "--") or nxt in ("++", "--"):
+                return False
+            if prev == "&" and nxt not in ("->", ".", "["):
+                # its address: a global lock's own (`&g`), or a local
+                # another function may change through
+                addr = True
+                continue
+            if prev == "*" or re.match(r"^[A-Za-z_]\w*$", prev) and prev not in _KEYWORDS:
+                # a declaration: `struct sighand_struct *sighand = ...;`
+                declared = True
+                decl += 1
+                if decl > 1 or depth != 1 or labels:
+                    return False
+                continue
+            if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
+                return False
+            if prev in ("(", ",") and nxt in (",", ")") and \
+                    _MAY_ASSIGN.match(_callee(body, i) or ""):
+                # a bare argument of a macro that may assign it:
+                # list_for_each_entry(p, ...), WRITE_ONCE(p, v), swap(p, q)
+                return False
+        if not declared:
+            # a global: a fixed lock unless reached through a pointer
+            return not arrow
+        return not addr
+
     def _site(self, name, arg, line, st, own, via=None):
         self.sites.append({"line": line, "call": f"{name}({arg})", "state": st.copy(),
                            "own": [k for k in own if k in ("irq", "bh", "seqw")],
                            "via": via, "passed": None})
+
+
+# --- architectures ------------------------------------------------------------------
+
+# Files of one architecture's directory that another one builds: UML builds
+# arch/x86/um/ (its own) and, as its SUBARCH, parts of arch/x86/lib and
+# arch/x86/kernel and includes arch/x86/include; arm64 builds arch/arm/xen/.
+_ARCH_SHARED = [(r"^arch/x86/um/", {"um"}),
+                (r"^arch/x86/(lib/|include/|crypto/|kernel/module\.c$|kernel/sys_ia32\.c$)",
+                 {"x86", "um"}),
+                (r"^arch/arm/(xen|include/asm/xen)/", {"arm", "arm64"})]
+
+
+def arch_of(path):
+    """The architectures whose build a file of PATH is part of (a
+    frozenset), or None for generic code (every architecture's)."""
+    for rx, archs in _ARCH_SHARED:
+        if re.match(rx, path):
+            return frozenset(archs)
+    m = re.match(r"^arch/([^/]+)/", path)
+    return frozenset([m.group(1)]) if m else None
+
+
+def arch_compatible(a, b):
+    """Whether code of architectures A may call a definition of B (each
+    from arch_of()): generic code reaches every architecture and every
+    architecture reaches generic code."""
+    return a is None or b is None or bool(a & b)
+
+
+def _is_stub(f):
+    """Whether definition F is an empty stub (`{}`, `{ return 0; }`,
+    `do {} while (0)`): it calls nothing."""
+    toks = f.toks
+    return not any(re.match(r"^[A-Za-z_]\w*$", t) and t not in _KEYWORDS
+                   and i + 1 < len(toks) and toks[i + 1][0] == "("
+                   for i, (t, _l) in enumerate(toks))
 
 
 # --- the pass ---------------------------------------------------------------------
@@ -1177,6 +1765,8 @@ class Analysis:
         self.funcs = {}            # path -> [Func]
         self.by_name = {}          # name -> [Func]
         self.wrappers = {}         # name -> (acquired kinds, released kinds, takes target)
+        self.effects = {}          # definition key -> its own effect (_own_effect())
+        self._effect_memo = {}     # (name, caller path) -> effect_of()
         self.noreturn = set(NORETURN)   # names, and (path, name) of static ones
         self.files_read = 0
         self.grep_rounds = 0
@@ -1217,38 +1807,31 @@ class Analysis:
         keys = {f.key() for f in fs}
         for _round in range(MAX_ROUNDS):
             changed = set()         # names whose effect on a caller changed
-            found = {}
             for f in fs:
                 sc = self.scan(f)
                 nr = self._noreturn_key(f, sc)
                 if nr is not None and nr not in self.noreturn:
                     self.noreturn.add(nr)
                     changed.add(f.name)
-                if nr is not None or f.name in self.noreturn:
-                    continue
-                if sc.returns_lock and f.name not in self.t.ptr_funcs:
+                if sc.returns_lock and f.name not in self.t.ptr_funcs and \
+                        nr is None and f.name not in self.noreturn:
                     self.t.ptr_funcs.add(f.name)
                     changed.add(f.name)
-                held = {k for k, n in sc.end_state.held.items() if n > 0}
-                dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
-                if not (held or dropped) or (api_effect(f.name) and "self" not in held) \
-                        or f.name in GUARDS \
-                        or f.init is not None or self._entry_kinds(f):
-                    continue
-                acq = sorted(k for k in held if k != "self")
-                w = (acq, sorted(dropped), "self" in held)
-                old = found.get(f.name)
-                if old:
-                    # one name, several definitions: every acquisition, the
-                    # releases they share
-                    w = (sorted(set(old[0]) | set(acq)), sorted(set(old[1]) & set(w[1])),
-                         old[2] or w[2])
-                found[f.name] = w
+                eff = self._own_effect(f, sc, nr)
+                if self.effects.get(f.key()) != eff:
+                    if eff is None:
+                        self.effects.pop(f.key(), None)
+                    else:
+                        self.effects[f.key()] = eff
+                    changed.add(f.name)
+            self._effect_memo.clear()
             for n in names:
-                if self.wrappers.get(n) != found.get(n) and \
-                        (n in found or self.wrappers.get(n) is not None):
-                    if n in found:
-                        self.wrappers[n] = found[n]
+                # every definition of the name read so far, whichever load
+                w = self._merge(self.by_name.get(n, []))
+                w = tuple(w[:3]) if w is not None and (w[0] or w[1] or w[2]) else None
+                if self.wrappers.get(n) != w:
+                    if w is not None:
+                        self.wrappers[n] = w
                     else:
                         del self.wrappers[n]
                     changed.add(n)
@@ -1259,6 +1842,100 @@ class Analysis:
                 for g in self.uses.get(n, []):
                     if g.key() in keys:
                         self._scans.pop(g.key(), None)
+
+    def _own_effect(self, f, sc, nr):
+        """What a call of definition F does to its caller's state, from its
+        scan SC: (acquired, released, takes the target, released on its
+        non-zero returns, released on its zero returns), or None for
+        nothing (or a call that never returns, NR)."""
+        if nr is not None or f.name in self.noreturn:
+            return None
+        held = {k for k, n in sc.end_state.held.items() if n > 0}
+        dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
+        on_true, on_false = (set(x) | dropped for x in sc.cond_rel[:2])
+        may_true, may_false = (sorted(x) for x in sc.cond_rel[2:])
+        # a guard's name is a function of its own (rq_lock()) unless the
+        # pass models it already (task_lock() in STATE_CALLS)
+        if (api_effect(f.name) and "self" not in held) or \
+                (f.name in GUARDS and (f.macro or f.name in STATE_CALLS)) \
+                or f.init is not None or self._entry_kinds(f):
+            return None
+        if not (held or dropped or on_true != dropped or on_false != dropped
+                or set(may_true) - held or set(may_false) - held):
+            return None
+        return (sorted(k for k in held if k != "self"), sorted(dropped), "self" in held,
+                sorted(on_true), sorted(on_false), may_true, may_false)
+
+    def _merge(self, defs):
+        """The effect of a call that may be any of DEFS: (acquired,
+        released, takes the target, released on non-zero returns, released
+        on zero returns, disputed): every acquisition; the releases every
+        definition with an effect shares.  When DEFS belong to different
+        architectures (or to an architecture and generic code) and one that
+        is more than an empty stub releases nothing, a shared release is
+        disputed: {kind: the architectures whose definitions release it}.
+        Scan._call() releases a disputed kind only where what holds it was
+        taken by a call whose acquiring definitions are all of those
+        architectures (powerpc's arch_enter_lazy_mmu_mode() and
+        arch_leave_lazy_mmu_mode()); a lock riscv's definition keeps is
+        held after the call in generic code.  Two definitions of one
+        architecture (both sides of an #if) do not dispute each other's
+        releases: a stub is paired with a stub.  None when no definition
+        has an effect."""
+        recs = [(d, self.effects.get(d.key())) for d in defs]
+        with_eff = [(d, r) for d, r in recs if r]
+        if not with_eff:
+            return None
+        inter = [sorted(set.intersection(*(set(r[i]) for _d, r in with_eff)))
+                 for i in (1, 3, 4)]
+        disputed = {}
+        keeps = {arch_of(d.path) for d, r in recs if r is None}
+        if keeps and len({arch_of(d.path) for d in defs}) > 1:
+            # a definition that releases nothing, an empty stub too,
+            # disputes the release for its architecture
+            disputed = {k: frozenset(arch_of(d.path) for d, _r in with_eff) - keeps
+                        for k in inter[0]}
+            inter = [[k for k in x if k not in disputed] for x in inter]
+        elif keeps:
+            # both sides of an #if of one architecture (or of generic
+            # code): one keeps the lock, so no release is shared
+            inter = [[], [], []]
+        acq = sorted(set().union(*(r[0] for _d, r in with_eff)))
+        may = [sorted(set().union(*(r[i] for _d, r in with_eff))) for i in (5, 6)]
+        return (acq, inter[0], any(r[2] for _d, r in with_eff), inter[1], inter[2],
+                may[0], may[1], disputed)
+
+    def acq_groups(self, name, path, kind):
+        """The architectures (arch_of() values) of the definitions of NAME,
+        as called from PATH, that acquire KIND."""
+        return {arch_of(d.path) for d in self._candidates(name, path)
+                if kind in (self.effects.get(d.key()) or ((),))[0]}
+
+    def effect_of(self, name, path):
+        """The effect of a call of NAME from a function of PATH: merged
+        over the definitions it can reach.  A definition in PATH itself is
+        the one called; a static function of another .c file is none
+        (unless one #includes the other); a caller under arch/A reaches
+        arch/A's definitions and generic ones, generic code every
+        architecture's.  When none of the definitions read is reachable,
+        all of them (the pass cannot tell)."""
+        key = (name, path)
+        if key in self._effect_memo:
+            return self._effect_memo[key]
+        w = self._merge(self._candidates(name, path))
+        self._effect_memo[key] = w
+        return w
+
+    def _candidates(self, name, path):
+        """The definitions of NAME a call from PATH can reach (effect_of())."""
+        defs = self.by_name.get(name, [])
+        cands = [d for d in defs if d.path == path]
+        if not cands:
+            a = arch_of(path)
+            cands = [d for d in defs
+                     if (not d.static or d.path.endswith(".h") or self._one_unit(d.path, path))
+                     and arch_compatible(a, arch_of(d.path))]
+        return cands or defs
 
     @staticmethod
     def _noreturn_key(f, sc):
@@ -1279,8 +1956,10 @@ class Analysis:
         key = f.key()
         sc = self._scans.get(key)
         if sc is None:
-            sc = self._scans[key] = Scan(f, self.t, self.wrappers, None,
-                                         self.noreturn).run()
+            sc = self._scans[key] = Scan(
+                f, self.t, self.wrappers, None, self.noreturn,
+                lambda n, p=f.path: self.effect_of(n, p),
+                lambda n, k, p=f.path: self.acq_groups(n, p, k)).run()
         return sc
 
     def sites(self):
@@ -1379,7 +2058,9 @@ class Analysis:
                 ctxs = {c: (why, [f"{f.name} ({f.path}:{s['line']})"])}
             else:
                 ctxs = {}
-                acc = State(s["state"].held, s["state"].why)
+                # the per-lock counts of its own function say nothing above it
+                acc = State({k: n for k, n in s["state"].held.items()
+                             if not k.startswith("id:")}, s["state"].why)
                 for cat, (reason, chain) in self.resolve(f, acc).items():
                     if cat not in ctxs:
                         ctxs[cat] = (reason, [f"{f.name} ({f.path}:{s['line']})"] + chain)
@@ -1487,6 +2168,8 @@ class Analysis:
             tot = State()
             for d in (acc.held, st.held):
                 for k, n in d.items():
+                    if k.startswith("id:"):
+                        continue
                     tot.held[k] = tot.held.get(k, 0) + n
             tot.why = {**acc.why, **{k: v for k, v in st.why.items()
                                      if st.held.get(k, 0) > 0}}
@@ -1507,8 +2190,12 @@ class Analysis:
     def _callers(self, f):
         """[("call", caller, line, state) | ("ref", category, reason, where)]."""
         edges = []
+        fa = arch_of(f.path)
         for g in self.uses.get(f.name, []):
             if g.key() == f.key():
+                continue
+            if not arch_compatible(fa, arch_of(g.path)):
+                # arch/um code is never linked with riscv's definition
                 continue
             if f.static and g.path != f.path and not f.path.endswith(".h") and \
                     not self._one_unit(f.path, g.path):

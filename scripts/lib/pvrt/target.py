@@ -2,21 +2,25 @@
 """scripts/validate --target ssh://USER@HOST[:PORT]: the job on the user's own board.
 
 Before anything is built, one SSH session checks the board: reachable, the key
-accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present (or
---target-reboot CMD given), the guest scripts' programs present (cyclictest,
+accepted (ssh -o BatchMode=yes: no password prompt), root, kexec present and
+the running kernel able to kexec (/sys/kernel/kexec_loaded, which
+CONFIG_KEXEC gives it; kexec_load_disabled 0; no lockdown), or
+--target-reboot CMD given, the guest scripts' programs present (cyclictest,
 chrt and the load's), and room for a kernel and its modules in --target-dir.
 Each failure is one clear error and nothing is built.
 
 Once built, a kernel whose release (`uname -r`) is the board's own kernel's
 is refused before the board is touched: its modules would replace the board's
 /lib/modules/<release> (unless it is the board's own kernel: the same GNU
-build-id).  Then hwlatdetect runs on the board as it is (rt-tests'
+build-id), and so are modules that do not fit in the board's /lib/modules.
+Then hwlatdetect runs on the board as it is (rt-tests'
 hwlatdetect if the board has it, else the kernel's hwlat tracer through
 tracefs), and for each kernel the job built: its modules replace
 /lib/modules/<release>, the bzImage (and --target-initrd) is copied over,
 `kexec -l` loads it with the variant's command line, the board's own root=,
-console= (from its /proc/cmdline) and a nonce pvrt.job=..., `kexec -e` (or
---target-reboot CMD) boots it, the job waits for SSH to come back and checks
+console= (from its /proc/cmdline) and a nonce pvrt.job=..., `systemctl
+kexec` where systemd runs, else sync and `kexec -e` (or --target-reboot
+CMD) boots it, the job waits for SSH to come back and checks
 that the board booted this kernel (a new boot_id, the nonce in /proc/cmdline,
 `uname -r` and `uname -v` of the build, and the build's GNU build-id in the
 board's /sys/kernel/notes: every build of one tree and config has the same
@@ -162,6 +166,29 @@ def probe_script(tdir, progs):
              "echo tar=$(command -v tar || true)",
              "echo od=$(command -v od || true)"]
     lines += [f"echo prog:{p}=$(command -v {p} || true)" for p in progs]
+    # Can the running kernel kexec_load() at all: CONFIG_KEXEC_CORE gives it
+    # /sys/kernel/kexec_loaded, but only CONFIG_KEXEC gives it kexec_load()
+    # (KEXEC_FILE alone selects KEXEC_CORE too), read from its config where
+    # it shows it; the sysctls can have turned it off for good or limit the
+    # loads left; lockdown refuses kexec_load().
+    lines += ["echo kexec_core=$(test -e /sys/kernel/kexec_loaded && echo yes || echo no)",
+              "if [ -r /proc/config.gz ]; then kc='gzip -dc /proc/config.gz';"
+              " elif [ -r /boot/config-$(uname -r) ]; then kc=\"cat /boot/config-$(uname -r)\";"
+              " else kc=; fi",
+              # A config that cannot be read (no gzip, a broken file) is
+              # "unknown", not "n".
+              "cfg=; [ -z \"$kc\" ] || cfg=$($kc 2>/dev/null) || cfg=",
+              "echo kexec_config=$(if [ -z \"$cfg\" ]; then echo unknown;"
+              " elif printf '%s\\n' \"$cfg\" | grep -q '^CONFIG_KEXEC=y$'; then echo y;"
+              " else echo n; fi)",
+              "echo kexec_load_disabled=$(cat /proc/sys/kernel/kexec_load_disabled"
+              " 2>/dev/null)",
+              "echo kexec_load_limit_reboot=$(cat /proc/sys/kernel/kexec_load_limit_reboot"
+              " 2>/dev/null)",
+              # securityfs may not be mounted: mounted for the look.
+              "{ test -e /sys/kernel/security/lockdown || mount -t securityfs none"
+              " /sys/kernel/security 2>/dev/null; true; }",
+              "echo lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null)"]
     lines += [f"mkdir -p {q} 2>/dev/null && echo dir=ok || echo dir=fail",
               # busybox df finds no mount point for an initramfs's rootfs.
               f"echo free_kb=$(df -Pk {q} 2>/dev/null | awk 'NR == 2 {{ print $4 }}'"
@@ -175,7 +202,8 @@ def facts(text):
 
 
 def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
-    """Refuse a board the job cannot use, with one clear error; else its facts."""
+    """Refuse a board the job cannot use, with one clear error; else its
+    facts."""
     url = remote.target.url
     progs = ["cyclictest", "chrt"] + LOADS[load]
     _rc, out, _err = remote.run(probe_script(tdir, progs), timeout=60)
@@ -186,6 +214,8 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
     if not f.get("kexec") and not reboot_cmd:
         raise TargetError(f"{url}: the board has no kexec (install kexec-tools there), or give"
                           " --target-reboot CMD for a board that boots its default kernel")
+    if not reboot_cmd:
+        kexec_usable(url, f)
     if not f.get("tar"):
         raise TargetError(f"{url}: the board has no tar (needed to install the modules)")
     if not f.get("od"):
@@ -206,6 +236,47 @@ def precheck(remote, tdir, load, reboot_cmd=None, need_mb=NEED_MB):
         raise TargetError(f"{url}: {tdir} has {free_mb} MiB free, a kernel with its modules"
                           f" needs {need_mb} MiB: free some or give another --target-dir")
     return f
+
+
+def lockdown_mode(text):
+    """The active mode of /sys/kernel/security/lockdown ("none [integrity]
+    confidentiality": integrity), or None when the board did not show it."""
+    m = re.search(r"\[(\w+)\]", text or "")
+    return m.group(1) if m else None
+
+
+def kexec_usable(url, f):
+    """Refuse, with one error naming the cause, a board whose running kernel
+    cannot kexec_load() (facts F of probe_script)."""
+    if f.get("kexec_core") == "no":
+        raise TargetError(f"{url}: the board's running kernel cannot kexec: it has no"
+                          " /sys/kernel/kexec_loaded (built without CONFIG_KEXEC_CORE): boot"
+                          " a kernel with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+    if f.get("kexec_config") == "n":
+        raise TargetError(f"{url}: the board's running kernel has no kexec_load(), which"
+                          " `kexec -l -c` uses: CONFIG_KEXEC is not set in its config"
+                          " (/proc/config.gz or /boot/config-$(uname -r)): boot a kernel"
+                          " with CONFIG_KEXEC=y on it, or give --target-reboot CMD")
+    # The counter is the running kernel's own (kernel/kexec_core.c: a static
+    # starting at -1, counted down by each load): every kernel the job kexecs
+    # starts afresh, so only a board kernel that allows no load at all is
+    # refused here; one whose boot scripts set 0 fails at its `kexec -l`.
+    limit = f.get("kexec_load_limit_reboot", "")
+    if limit == "0":
+        raise TargetError(f"{url}: /proc/sys/kernel/kexec_load_limit_reboot is 0: the"
+                          " board's running kernel allows no kexec_load() before a reboot:"
+                          " reboot it without setting that sysctl, or give --target-reboot CMD")
+    if f.get("kexec_load_disabled") == "1":
+        raise TargetError(f"{url}: kexec is disabled on the board"
+                          " (/proc/sys/kernel/kexec_load_disabled is 1, which only a reboot"
+                          " undoes): reboot it without setting that sysctl, or give"
+                          " --target-reboot CMD")
+    mode = lockdown_mode(f.get("lockdown"))
+    if mode and mode != "none":
+        raise TargetError(f"{url}: the board's kernel is locked down ({mode}:"
+                          " /sys/kernel/security/lockdown), which refuses kexec_load() of any"
+                          " kernel, signed or not: boot it without lockdown (e.g."
+                          " Secure Boot off), or give --target-reboot CMD")
 
 
 # --- what the board is -----------------------------------------------------------------
@@ -255,9 +326,10 @@ def refuse_own_release(url, outs, hw):
 
 # --- hwlatdetect -----------------------------------------------------------------------
 
-def hwlat_script(secs, threshold=10):
-    """rt-tests' hwlatdetect if the board has it, else the hwlat tracer for
-    SECS seconds; section "hwlat" with the tool named on its first line."""
+def hwlat_script(secs, threshold=10, tracefs="/sys/kernel/tracing"):
+    """rt-tests' hwlatdetect if the board has it, else the hwlat tracer
+    (tracefs at TRACEFS) for SECS seconds, its settings restored after;
+    section "hwlat" with the tool named on its first line."""
     return f"""echo "PVRT-BEGIN hwlat"
 if command -v hwlatdetect >/dev/null 2>&1; then
 	echo "# tool hwlatdetect"
@@ -265,28 +337,55 @@ if command -v hwlatdetect >/dev/null 2>&1; then
 	rc=$?
 else
 	echo "# tool hwlat-tracer"
-	T=/sys/kernel/tracing
-	[ -e $T/available_tracers ] || mount -t tracefs nodev $T 2>/dev/null
+	T={tracefs}
+	# What it mounts, it unmounts at the end.
+	mounted=
+	if [ ! -e $T/available_tracers ] && mount -t tracefs nodev $T 2>/dev/null; then
+		mounted=$T
+	fi
 	if [ ! -e $T/available_tracers ]; then
 		T=/sys/kernel/debug/tracing
-		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		if [ ! -e $T/available_tracers ] && mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+		then
+			mounted=/sys/kernel/debug
+		fi
 	fi
 	if grep -qw hwlat $T/available_tracers 2>/dev/null; then
+		# The tracer, tracing_on, the threshold and the maximum as the board
+		# had them, after, or when the job is killed (SIGHUP: its SSH session
+		# gone) in the middle.
 		old=$(cat $T/tracing_thresh)
+		old_tracer=$(cat $T/current_tracer)
+		old_on=$(cat $T/tracing_on)
+		old_max=$(cat $T/tracing_max_latency)
+		restore() {{
+			echo "$old_tracer" > $T/current_tracer
+			echo "$old_on" > $T/tracing_on
+			echo "$old" > $T/tracing_thresh
+			echo "$old_max" > $T/tracing_max_latency
+		}}
+		# PIPE: the job's ssh killed (its timeout) closes our output; the
+		# next echo raises SIGPIPE, which must restore too.
+		trap 'kill $sleeper 2>/dev/null; restore; [ -z "$mounted" ] || umount $mounted; exit 143' \
+			TERM HUP INT PIPE
 		echo {threshold} > $T/tracing_thresh
 		echo 0 > $T/tracing_max_latency
 		echo hwlat > $T/current_tracer
 		echo 1 > $T/tracing_on
-		sleep {secs}
+		# In the background, so that the trap runs at once.
+		sleep {secs} &
+		sleeper=$!
+		wait $sleeper
 		echo "# max $(cat $T/tracing_max_latency)"
 		grep -v '^#' $T/trace
-		echo nop > $T/current_tracer
-		echo "$old" > $T/tracing_thresh
+		trap - TERM HUP INT PIPE
+		restore
 		rc=0
 	else
 		echo "# no hwlatdetect and no hwlat tracer (CONFIG_HWLAT_TRACER) on the board"
 		rc=2
 	fi
+	[ -z "$mounted" ] || umount $mounted 2>/dev/null
 fi
 echo "PVRT-END hwlat rc=$rc"
 """
@@ -437,11 +536,19 @@ def state_build_id(state, endian="<"):
         return None
 
 
+# Set by a caller that owns the board (make check's board stage, whose QEMU
+# runs with -no-reboot): a callable, false once the board is gone for good.
+ALIVE = None
+
+
 def wait_back(remote, old_boot_id, timeout, poll=5):
     """The board's state once SSH answers again with another boot_id."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         time.sleep(poll)
+        if ALIVE is not None and not ALIVE():
+            raise TargetError(f"{remote.target.url}: the board is gone (its QEMU exited)"
+                              " while booting the kernel (its console says why)")
         try:
             rc, out, _ = remote.run(STATE, timeout=30, check=False)
         except TargetError:
@@ -451,6 +558,14 @@ def wait_back(remote, old_boot_id, timeout, poll=5):
             return f
     raise TargetError(f"{remote.target.url}: the board did not come back over SSH within"
                       f" {timeout}s of booting the kernel (its console says why)")
+
+
+# Boot the kernel kexec -l loaded: with systemd running, `systemctl kexec`
+# (services stopped and file systems unmounted first); else the file
+# systems synced and kexec -e, which is also the way when systemctl kexec
+# fails.
+KEXEC_EXEC = ("if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then"
+              " systemctl kexec || { sync; kexec -e; }; else sync; kexec -e; fi")
 
 
 def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
@@ -464,12 +579,12 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
     nonce = secrets.token_hex(4)
     cmdline = board_cmdline(before.get("cmdline", ""), var_cmdline, nonce)
     remote.run(f"rm -rf {q(tdir)}/k && mkdir -p {q(tdir)}/k", timeout=60)
-    # Its modules first: the kernel finds them when it boots.
-    install_modules(remote, tdir, out, rel)
     remote.put(build.kernel_image(out), f"{tdir}/k/bzImage")
     if initrd:
         remote.put(initrd, f"{tdir}/k/initrd")
     if reboot_cmd:
+        # Its modules before it boots: the kernel finds them then.
+        install_modules(remote, tdir, out, rel)
         env = (f"PVRT_KERNEL={q(tdir + '/k/bzImage')} PVRT_CMDLINE={q(cmdline)}"
                + (f" PVRT_INITRD={q(tdir + '/k/initrd')}" if initrd else ""))
         # The command installs the kernel as the board's default and reboots.
@@ -477,12 +592,23 @@ def boot_kernel(remote, tdir, out, var_cmdline, initrd=None, reboot_cmd=None,
                    " </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     else:
-        remote.run(f"kexec -l {q(tdir + '/k/bzImage')}"
-                   + (f" --initrd={q(tdir + '/k/initrd')}" if initrd else "")
-                   + f" --append={q(cmdline)}", timeout=120)
+        # kexec_load() (-c) named, not left to the kexec-tools version.
+        rc, _out, err = remote.run(f"kexec -l -c {q(tdir + '/k/bzImage')}"
+                                   + (f" --initrd={q(tdir + '/k/initrd')}" if initrd else "")
+                                   + f" --append={q(cmdline)}", timeout=120, check=False)
+        if rc == 255:
+            raise TargetError(ssh_failure(remote.target, err))
+        if rc:
+            raise TargetError(f"{url}: kexec -l refused the kernel (exit status {rc}:"
+                              f" {err.strip()[-300:] or 'no message'}): the board's running"
+                              " kernel needs CONFIG_KEXEC and no lockdown; or give"
+                              " --target-reboot CMD")
+        # Its modules once the kernel is loaded, so that a refused kernel
+        # leaves the board's /lib/modules alone, and before it boots.
+        install_modules(remote, tdir, out, rel)
         # In a session of its own, so that this SSH session ends before the
         # board goes and its end does not take kexec -e with it.
-        remote.run("setsid sh -c 'sleep 1; sync; kexec -e' </dev/null >/dev/null 2>&1 &",
+        remote.run(f"setsid sh -c {q('sleep 1; ' + KEXEC_EXEC)} </dev/null >/dev/null 2>&1 &",
                    timeout=60)
     after = wait_back(remote, before.get("boot_id"), boot_timeout, poll=poll)
     # The nonce proves the command line, the build-id the image: every build
@@ -509,6 +635,59 @@ def run_script(tdir, cmd):
             ' echo "PVRT-BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)";'
             ' echo "PVRT-KERNEL $(uname -v)"; echo "PVRT-CMDLINE $(cat /proc/cmdline)";'
             f" {cmd}; echo \"PVRT-EXIT rc=$?\"; echo '# dmesg'; dmesg")
+
+
+def modules_bytes(out):
+    """Bytes the modules of the kernel built in OUT take once unpacked under
+    /lib/modules (files rounded up to 4 KiB blocks), 0 without modules."""
+    total = 0
+    for d, _dirs, files in os.walk(os.path.join(out, "modroot", "lib", "modules")):
+        total += sum((os.path.getsize(os.path.join(d, f)) + 4095) // 4096 * 4096
+                     for f in files)
+    return total
+
+
+def modules_room_script(rel):
+    """Free KiB of the board's /lib/modules file system (/lib's while there
+    is no /lib/modules: nothing is created before the job may go on), and
+    the KiB that /lib/modules/REL (removed before the install) takes now."""
+    q = shlex.quote("/lib/modules/" + rel)
+    return ("m=/lib/modules; [ -d $m ] || m=/lib; echo free_kb=$(df -Pk $m 2>/dev/null"
+            " | awk 'NR == 2 { print $4 }' | grep . || stat -f -c '%a %S' $m"
+            " | awk '{ print int($1 * $2 / 1024) }');"
+            f" echo old_kb=$(du -sk {q} 2>/dev/null | cut -f1)")
+
+
+def check_modules_room(remote, outs):
+    """Refuse, before the board is touched, kernels whose modules do not fit
+    in the board's /lib/modules together: install_modules replaces the
+    modules of one release, never removes another release's."""
+    need, names = {}, {}
+    for name, out in outs.items():
+        size = modules_bytes(out)
+        if not size:
+            continue
+        rel = built_identity(out)[0]
+        need[rel] = max(need.get(rel, 0), size)
+        names.setdefault(rel, []).append(name)
+    if not need:
+        return
+    free_kb, old_kb = None, 0
+    for rel in need:
+        f = facts(remote.run(modules_room_script(rel), timeout=60)[1])
+        try:
+            free_kb = int(f.get("free_kb", ""))
+        except ValueError:
+            raise TargetError(f"{remote.target.url}: cannot read the free space of the"
+                              " board's /lib/modules (df -Pk)") from None
+        old_kb += int(f["old_kb"]) if f.get("old_kb", "").isdigit() else 0
+    total = sum(need.values())
+    if (free_kb + old_kb) << 10 < total:
+        raise TargetError(f"{remote.target.url}: the board's /lib/modules has"
+                          f" {(free_kb + old_kb) >> 10} MiB free (with"
+                          f" {', '.join('/lib/modules/' + r for r in need)} replaced), the"
+                          f" modules of {', '.join(n for ns in names.values() for n in ns)}"
+                          f" need {(total >> 20) + 1} MiB unpacked: free some there")
 
 
 def install_modules(remote, tdir, out, rel):
@@ -702,6 +881,7 @@ def main(args, argv, run=subprocess.run):
         os.path.getsize(args.target_initrd) if args.target_initrd else 0)
     if need > NEED_MB << 20:
         precheck(remote, tdir, args.load, args.target_reboot, need_mb=(need >> 20) + 1)
+    check_modules_room(remote, outs)
     results_dir = experiment.new_results_dir(bdir, report_dir=True)
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S"),
             "command": "scripts/validate " + " ".join(shlex.quote(a) for a in

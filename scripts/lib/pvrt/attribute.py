@@ -2,37 +2,50 @@
 """scripts/attribute-latency: what delayed every sample of the latency tail.
 
 For each variant, builds (or reuses) its kernel as scripts/validate does,
-boots it in instruction-counted virtual time (-icount shift=2,sleep=off,
--smp 1 or 2) and runs guest/latency-attribute: the kernel's timerlat tracer
-through rtla (tools/tracing/rtla of the tree, packed into the initramfs)
-under the load,
+or takes one already built (--kernel-dir), boots it in instruction-counted
+virtual time (-icount shift=2,sleep=off, -smp 1 or 2) and runs
+guest/latency-attribute: the kernel's timerlat tracer through rtla
+(tools/tracing/rtla of the tree, packed into the initramfs) under the load,
 
-  rtla timerlat hist -k -P f:99 -s THRESHOLD -t -e osnoise --trace-buffer-size KB
+  rtla timerlat hist -k -P f:99 -s STACK_US -t -e osnoise --trace-buffer-size KB --warm-up 3
 
-so that every sample whose thread latency is THRESHOLD us or more comes with
+so that every sample whose thread latency is STACK_US or more comes with
 the stack the timer interrupt found (osnoise/print_stack) and the osnoise
 events of its window: the interrupts, softirqs and threads that ran between
-the timer's interrupt and the measuring thread.  THRESHOLD is --threshold,
-or the p99.9 of the variant's cyclictest runs in a saved scripts/validate
-results directory (--from).
+the timer's interrupt and the measuring thread.  The guest holds the trace
+instance open, unread, during the run and reads it after rtla exited.
+
+The tail is every sample of rtla's window at or above timerlat's own p99.9
+(rtla's histogram); the window is the run of the trace's samples whose
+histogram is rtla's, and the load must cover it.  STACK_US is --threshold,
+or the p99.9 of the variant's valid cyclictest runs in a saved
+scripts/validate results directory (--from); it must not be above
+timerlat's p99.9, and the tool reports how many samples reach it.
 
 Each sample is split as rtla's own auto-analysis (timerlat_aa.c) splits a
 thread latency: the delay before the timer's interrupt handler started, the
 timer interrupt's own duration, the time the interrupted thread kept the CPU
 (its thread_noise: the rest of a preemption-off section), the other
 interrupts, softirqs, NMIs and threads, and the rest (the wake-up and
-context switch).  The largest part names the cause:
+context switch).  The part that exceeds its typical value (the median of
+reference samples) most names the cause, if it exceeds it by 3 us and by
+half of what the sample has over a typical one:
 
   interrupts off          the interrupt came late: the stack's first frame
                           below the interrupt entry is where it landed, just
                           after interrupts came back on
-  exit from idle          the same, in the idle task
+  exit from idle          the same, or the idle task kept the CPU
   preemption off          the interrupt came on time, the interrupted thread
                           kept the CPU: the stack's first frame below the
                           entry is inside its section
-  interrupt/softirq work  interrupt handlers, softirqs or NMIs (named)
+  interrupt/softirq work  interrupt handlers, softirqs or NMIs (named, with
+                          the interrupted site), or the timer's interrupt
+                          itself (timerlat's stack save is most of it)
   blocking thread         another thread ran first (named)
   dispatch                none of these: the wake-up and switch themselves
+  near typical            no part stands out
+  measurement             the timer interrupted rtla or the tracer's buffer
+                          code: listed, in no share
 
 The stack is symbolized on the host against the kernel's vmlinux
 (function+offset from the trace; file:line by addr2line when the vmlinux
@@ -40,22 +53,27 @@ has debug information).  The lock a section holds is not in a stack: the
 table gives the site and its callers, for scripts/lock-advisor --static.
 
 Samples are grouped per section (the site and its first callers) and per
-class: samples caused, worst thread latency, share of the tail.  A run that
-lost trace events, or whose trace holds fewer tail samples than rtla's
-histogram counted, is not a result.  JSON, logs and attribution.png go to
+class, and every function of the interrupted stacks is counted
+inclusively: samples caused, worst thread latency, share of the tail.  A
+run that lost trace events or samples, whose window the trace does not
+hold, whose load did not cover the window, or whose tail has a sample
+without its stack, is not a result.  JSON, logs and attribution.png go to
 build/results/attrib-<time>/.
 
   scripts/attribute-latency --from build/report/<time>    project and stock-tuned, 60 s
   scripts/attribute-latency --variants project --seconds 20 --threshold 60 --cpus 1
+  scripts/attribute-latency --variants stock-tuned --kernel-dir DIR --threshold 60
   scripts/attribute-latency --input build/results/attrib-<time>/project-stress-set-smp1.log \\
       --vmlinux build/out/project/vmlinux                  analyse a recorded boot again
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
 import subprocess
+import tempfile
 
 from pvrt import boot, build, console, experiment, initramfs, lock, logs, report, tools
 from pvrt.errors import PvrtError, entry
@@ -67,7 +85,15 @@ log = logs.logger("attribute-latency")
 LOADS = ("stress-set", "hackbench", "stress", "compile-find", "none")
 
 CLASSES = ("preemption off", "interrupts off", "exit from idle", "interrupt/softirq work",
-           "blocking thread", "dispatch")
+           "blocking thread", "dispatch", "near typical", "measurement")
+# Samples of this class are the tools' own cost (rtla reading its instance,
+# the tracer's buffer code): listed, left out of every share.
+MEASUREMENT = "measurement"
+# The class of a sample no part of which stands out: the largest excess
+# over the typical split is under MIN_EXCESS_NS, or under half of what the
+# sample has over a typical one.
+NEAR_TYPICAL = "near typical"
+MIN_EXCESS_NS = 3000
 
 # A line of the trace: "comm-pid [cpu] flags timestamp: message".
 _LINE = re.compile(r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+(?P<flags>\S+)\s+"
@@ -79,7 +105,9 @@ _NOISE = re.compile(r"^(?P<kind>irq|softirq|thread)_noise:\s+(?P<name>.*?):(?P<n
 _NMI = re.compile(r"^nmi_noise: start (?P<start>\d+\.\d+) duration (?P<dur>\d+) ns$")
 _FRAME = re.compile(r"^\s*=> (?P<frame>\S+)")
 _LOST = re.compile(r"\[LOST (\d+) EVENTS\]")
-_TOTALS = re.compile(r"^# samples (\d+) irq (\d+) at-or-above (\d+) us: (\d+) lost-lines (\d+)")
+_TOTALS = re.compile(r"^# samples (\d+) irq (\d+) at-or-above (\d+) us: (\d+) lost-lines (\d+)"
+                     r" printed-from (\d+) us other-lines (\d+)")
+_LAT = re.compile(r"^# lat (\d+) (\d+):((?: \d+)+)$")
 _FUNC = re.compile(r"^(?P<func>[^+\s]+)(?:\+0x(?P<off>[0-9a-f]+)/0x(?P<size>[0-9a-f]+))?")
 
 # The timer interrupt's own path at the top of every saved stack, down to
@@ -90,6 +118,12 @@ _FUNC = re.compile(r"^(?P<func>[^+\s]+)(?:\+0x(?P<off>[0-9a-f]+)/0x(?P<size>[0-9
 _TRACER_PATH = ("timerlat_irq", "__hrtimer_run_queues", "hrtimer_interrupt",
                 "__sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt",
                 "stack_trace_save", "timerlat_save_stack")
+# The tools' own code: a sample that interrupted it, or whose interrupted
+# task is one of them, measured the measurement (rtla reading its instance:
+# tracing_buffers_splice_read() < ring_buffer_read_page() copies a page with
+# interrupts off).
+_TOOL_TASKS = ("rtla",)
+_TOOL_FRAMES = ("ring_buffer_", "tracing_", "tracefs_", "trace_pipe")
 
 
 def _ns(ts):
@@ -107,25 +141,36 @@ def func_of(frame):
 def parse_trace(lines):
     """The samples of a guest/latency-attribute "attrib-trace" section.
 
-    Returns {"samples": [...], "reference": [...], "lost": N, "totals":
-    {...}}: the samples at or above the guest's threshold and the reference
-    ones below it, each with its CPU, sequence number, IRQ and thread
-    latency (ns), the task the timer interrupted, the osnoise events of its
-    CPU before the timer's interrupt ("before") and between the interrupt
-    and the thread ("after"), and the stack (None for a reference sample).
-    PvrtError if the section is not such a trace."""
-    samples, lost, totals = [], 0, None
-    last_seq, ended = {}, {}
+    Returns {"samples": [...], "lat": {cpu: [(seq, us), ...]}, "lost": N,
+    "totals": {...}, "foreign": N}: the samples the guest printed in full
+    (each with its CPU, sequence number, IRQ and thread latency (ns), the
+    task the timer interrupted, the osnoise events of its CPU before the
+    timer's interrupt ("before") and between the interrupt and the thread
+    ("after"), and the stack, None when the trace has none for it), and
+    every thread sample's latency in us, per CPU in the trace's order (a
+    restarted timerlat thread starts its sequence again).  Lines that are
+    no trace line (a kernel message written into the section on the
+    console) are counted in "foreign" and skipped.  PvrtError if the
+    section is not such a trace."""
+    samples, lost, totals, foreign = [], 0, None, 0
+    lat = {}
     pending = {}                 # cpu -> {"before": [], "irq": ..., "after": []}
     stack_of = None              # the sample whose stack lines follow
-    for n, raw in enumerate(lines, 1):
+    for raw in lines:
         line = raw.rstrip("\n")
         if not line.strip():
             continue
         m = _TOTALS.match(line)
         if m:
-            totals = dict(zip(("samples", "irq_samples", "threshold_us", "over", "lost_lines"),
+            totals = dict(zip(("samples", "irq_samples", "threshold_us", "over", "lost_lines",
+                               "printed_from_us", "other_lines"),
                               (int(g) for g in m.groups())))
+            continue
+        m = _LAT.match(line)
+        if m:
+            cpu, first = int(m.group(1)), int(m.group(2))
+            lat.setdefault(cpu, []).extend(
+                (first + i, int(v)) for i, v in enumerate(m.group(3).split()))
             continue
         m = _LOST.search(line)
         if m:
@@ -138,7 +183,9 @@ def parse_trace(lines):
             continue
         m = _LINE.match(line)
         if not m:
-            raise PvrtError(f"attrib-trace line {n}: not a trace line: {line[:80]!r}")
+            foreign += 1
+            stack_of = None
+            continue
         stack_of = None
         cpu, msg = int(m.group("cpu")), m.group("msg")
         cur = pending.setdefault(cpu, {"before": [], "irq": None, "after": []})
@@ -150,26 +197,19 @@ def parse_trace(lines):
             continue
         s = _SAMPLE.match(msg)
         if s:
+            seq = int(s.group("seq"))
             if s.group("ctx") == "irq":
-                cur["irq"] = {"seq": int(s.group("seq")), "ns": int(s.group("ns")),
+                cur["irq"] = {"seq": seq, "ns": int(s.group("ns")),
                               "ts": _ns(m.group("ts")), "comm": m.group("comm").strip(),
                               "pid": int(m.group("pid"))}
                 continue
-            irq = cur["irq"] if cur["irq"] and cur["irq"]["seq"] == int(s.group("seq")) else None
-            seq = int(s.group("seq"))
-            # A sequence number that goes back is a restarted timerlat thread:
-            # rtla restoring the osnoise options at its exit (print_stack back
-            # to 0) while the guest still reads the instance.  The run is over.
-            if cpu in ended or seq < last_seq.get(cpu, 0):
-                ended[cpu] = ended.get(cpu, 0) + 1
-                pending[cpu] = {"before": [], "irq": None, "after": []}
-                continue
-            last_seq[cpu] = seq
+            irq = cur["irq"] if cur["irq"] and cur["irq"]["seq"] == seq else None
             samples.append({"cpu": cpu, "seq": seq,
                             "thread_ns": int(s.group("ns")), "ts": _ns(m.group("ts")),
                             "irq_ns": irq["ns"] if irq else None,
                             "irq_ts": irq["ts"] if irq else None,
                             "interrupted": f"{irq['comm']}:{irq['pid']}" if irq else None,
+                            "interrupted_comm": irq["comm"] if irq else None,
                             "interrupted_pid": irq["pid"] if irq else None,
                             "before": cur["before"], "after": cur["after"], "stack": None})
             pending[cpu] = {"before": [], "irq": None, "after": []}
@@ -191,16 +231,62 @@ def parse_trace(lines):
     if totals is None:
         raise PvrtError("attrib-trace: no '# samples' line (the section is cut short,"
                         " or is not guest/latency-attribute's)")
-    # The windows below the threshold are the reference of a typical sample.
-    tail = [s for s in samples if s["thread_ns"] >= totals["threshold_us"] * 1000]
-    ref = [s for s in samples if s["thread_ns"] < totals["threshold_us"] * 1000]
-    return {"samples": tail, "reference": ref, "lost": lost, "totals": totals,
-            "after_run": sum(ended.values())}
+    return {"samples": samples, "lat": lat, "lost": lost, "totals": totals,
+            "foreign": foreign}
+
+
+def segments(lat):
+    """A CPU's [(seq, us)] cut where the sequence does not go on by one:
+    [[(seq, us), ...], ...] (a gap is a lost sample, a step back a timerlat
+    thread restarted)."""
+    out = []
+    for seq, us in lat:
+        if out and out[-1][-1][0] + 1 == seq:
+            out[-1].append((seq, us))
+        else:
+            out.append([(seq, us)])
+    return out
+
+
+def find_window(lat, hist):
+    """The run of consecutive samples of LAT ([(seq, us)], one CPU) whose
+    histogram is rtla's HIST ({us: count}, that CPU's thread column, the
+    overflows under key None are not allowed here): rtla counted the
+    samples of its own instance, started just after and stopped before the
+    trace's, so its window is a run of the trace's samples.
+
+    Returns (first seq, last seq, matches): matches is how many runs fit
+    (equal latencies at the edges may fit more than one; the first is
+    taken).  None if no run of the trace has rtla's histogram: the trace
+    or rtla lost samples, or a thread restarted inside the window."""
+    n = sum(hist.values())
+    if not n:
+        return None
+    found, first = 0, None
+    for seg in segments(lat):
+        if len(seg) < n:
+            continue
+        cur = {}
+        for _, us in seg[:n]:
+            cur[us] = cur.get(us, 0) + 1
+        for k in range(len(seg) - n + 1):
+            if k:
+                out_us, in_us = seg[k - 1][1], seg[k + n - 1][1]
+                if out_us != in_us:
+                    cur[out_us] -= 1
+                    if not cur[out_us]:
+                        del cur[out_us]
+                    cur[in_us] = cur.get(in_us, 0) + 1
+            if cur == hist:
+                found += 1
+                if first is None:
+                    first = (seg[k][0], seg[k + n - 1][0])
+    return None if first is None else (first[0], first[1], found)
 
 
 def interrupted_frames(stack):
     """The frames of STACK below the timer interrupt's entry: the code the
-    interrupt found running."""
+    interrupt found running (none when it interrupted user space)."""
     if not stack:
         return []
     for i, f in enumerate(stack):
@@ -210,9 +296,15 @@ def interrupted_frames(stack):
     return [f for f in stack if func_of(f) not in _TRACER_PATH]
 
 
-def components(s):
+def components(s, irq_offset=0):
     """Sample S's thread latency split as rtla's auto-analysis splits it
-    (ns), with the names of what ran: {part: ns}, {part: [(name, ns)]}."""
+    (ns), with the names of what ran: {part: ns}, {part: [(name, ns)]}.
+
+    IRQ_OFFSET (ns) calibrates the timer's expiry: the IRQ sample's time
+    stamp is the event's commit time truncated to the microsecond, so the
+    expiry it gives (time stamp - IRQ latency) is off by a few hundred ns to
+    a few us; irq_calibration() takes the typical offset from the reference
+    samples."""
     thread = s["thread_ns"]
     after = list(s["after"])
     timer = next((e for e in after if e["kind"] == "irq"), None)
@@ -220,8 +312,9 @@ def components(s):
         after.remove(timer)
     parts = {"irq_delay": 0, "timer_irq": 0, "blocking": 0, "irq_work": 0, "threads": 0}
     who = {"irq_work": [], "threads": [], "blocking": []}
+    start = None
     if s["irq_ns"] is not None:
-        expected = s["irq_ts"] - s["irq_ns"]
+        expected = s["irq_ts"] - s["irq_ns"] + irq_offset
         start = timer["start"] if timer else s["irq_ts"]
         delay = min(max(0, start - expected), s["irq_ns"])
         # An interrupt (or NMI) that ran across the expected time delayed the
@@ -237,22 +330,51 @@ def components(s):
         parts["irq_delay"] = delay
     if timer is not None:
         parts["timer_irq"] = timer["dur"]
+    # A softirq the timer interrupted (it started before the timer's
+    # interrupt): osnoise gives the interrupted thread that softirq's start
+    # as its own (timerlat_irq(), "the thread needs to receive the softirq
+    # delta_start"), so its thread_noise counts the softirq's part before
+    # the interrupt too: take it off.
+    early = 0
+    if start is not None:
+        for e in after:
+            if e["kind"] == "softirq" and e["start"] < start:
+                early = max(early, start - e["start"])
     blocked = False
     for e in after:
         if e["kind"] == "thread":
             if not blocked and s["interrupted_pid"] is not None and \
                     e["num"] == s["interrupted_pid"]:
                 blocked = True
-                parts["blocking"] += e["dur"]
-                who["blocking"].append((f"{e['name']}:{e['num']}", e["dur"]))
+                dur = max(0, e["dur"] - early)
+                parts["blocking"] += dur
+                who["blocking"].append((f"{e['name']}:{e['num']}", dur))
             else:
                 parts["threads"] += e["dur"]
                 who["threads"].append((f"{e['name']}:{e['num']}", e["dur"]))
         else:
             parts["irq_work"] += e["dur"]
             who["irq_work"].append((_event_name(e), e["dur"]))
-    parts["dispatch"] = max(0, thread - sum(parts.values()))
-    return parts, who
+    named = sum(parts.values())
+    parts["dispatch"] = max(0, thread - named)
+    # The parts osnoise names may add up to more than the latency (its
+    # accounting of nested noise): say by how much, never hide it.
+    over = max(0, named - thread)
+    return parts, who, over
+
+
+def irq_calibration(reference):
+    """The typical offset (ns) of the IRQ time stamps: the median, over the
+    REFERENCE samples, of the timer interrupt's start minus the expiry the
+    IRQ sample gives.  Negative when the interrupt appears to start before
+    its timer expired (the time stamp's truncation and commit delay);
+    components() adds it back.  0 without reference samples."""
+    offs = sorted(next(e["start"] for e in s["after"] if e["kind"] == "irq")
+                  - (s["irq_ts"] - s["irq_ns"]) for s in reference
+                  if s["irq_ns"] is not None and any(e["kind"] == "irq" for e in s["after"]))
+    if not offs:
+        return 0
+    return min(0, offs[len(offs) // 2])
 
 
 def _event_name(e):
@@ -264,11 +386,11 @@ def _event_name(e):
 
 
 def _biggest(named):
-    """The name that took the most time in [(name, ns)]."""
+    """The name that took the most time in [(name, ns)]; None for none."""
     tot = {}
     for name, ns in named:
         tot[name] = tot.get(name, 0) + ns
-    return max(tot.items(), key=lambda kv: kv[1])[0] if tot else None
+    return max(tot.items(), key=lambda kv: (kv[1], kv[0]))[0] if tot else None
 
 
 PARTS = ("irq_delay", "timer_irq", "blocking", "irq_work", "threads", "dispatch")
@@ -277,43 +399,71 @@ PARTS = ("irq_delay", "timer_irq", "blocking", "irq_work", "threads", "dispatch"
 PART_CLASS = {"irq_delay": "interrupts off", "timer_irq": "interrupt/softirq work",
               "blocking": "preemption off", "irq_work": "interrupt/softirq work",
               "threads": "blocking thread", "dispatch": "dispatch"}
+# The timer's own interrupt: in icount mode most of it is timerlat's stack
+# save, longer the deeper the interrupted stack.
+TIMER_IRQ_KEY = "the timer interrupt (incl. timerlat's stack save)"
 
 
-def baseline(reference):
+def baseline(reference, irq_offset=0):
     """{part: median ns} over the REFERENCE samples (typical ones): what
     every sample pays, the timer interrupt's own cost (with the tracer's
     stack save) first among it.  Zeros without reference samples."""
     if not reference:
         return {p: 0 for p in PARTS}
-    cols = {p: sorted(components(s)[0][p] for s in reference) for p in PARTS}
+    cols = {p: sorted(components(s, irq_offset)[0][p] for s in reference) for p in PARTS}
     return {p: v[len(v) // 2] for p, v in cols.items()}
 
 
-def classify(s, base=None, depth=2):
+def is_measurement(s, frames):
+    """Whether sample S measured the tools themselves: the timer interrupted
+    rtla, or the tracer's buffer code (FRAMES, the interrupted ones)."""
+    comm = s.get("interrupted_comm") or ""
+    if comm in _TOOL_TASKS:
+        return True
+    return any(func_of(f).startswith(_TOOL_FRAMES) for f in frames[:8])
+
+
+def classify(s, base=None, depth=2, irq_offset=0):
     """Sample S's cause: (class, section key, details).  The part of
     components() that exceeds its typical value (BASE, baseline()) the most
-    made the sample late and names the class; the key is what the table
-    groups by."""
-    parts, who = components(s)
+    made the sample late and names the class, if that excess is at least
+    MIN_EXCESS_NS and half of what the sample has over a typical one;
+    otherwise the sample is "near typical".  A sample that interrupted the
+    tools (is_measurement()) is "measurement".  The key is what the table
+    groups by: the site and DEPTH callers, or the handler or thread."""
+    parts, who, over = components(s, irq_offset)
     base = base or {p: 0 for p in PARTS}
     frames = interrupted_frames(s["stack"])
     site = [func_of(f) for f in frames[:depth + 1]]
-    section = " < ".join(site) if site else "(no stack)"
+    if site:
+        section = " < ".join(site)
+    else:
+        section = "(user space)" if s["stack"] else "(no stack)"
     excess = {p: parts[p] - base[p] for p in PARTS}
     part = max(PARTS, key=lambda p: (excess[p], -PARTS.index(p)))
+    beyond = s["thread_ns"] - sum(base.values())
+    details = {"parts": parts, "who": who, "frames": frames, "excess": excess,
+               "over_ns": over, "part": part}
+    if is_measurement(s, frames):
+        return MEASUREMENT, f"{s.get('interrupted_comm') or '?'} at {section}", details
+    if excess[part] < MIN_EXCESS_NS or excess[part] < beyond / 2:
+        return NEAR_TYPICAL, section, details
     cls = PART_CLASS[part]
-    if cls == "interrupts off" and s["interrupted_pid"] == 0:
+    idle = s["interrupted_pid"] == 0
+    if idle and part in ("irq_delay", "blocking"):
+        # The idle task "kept the CPU": the way out of idle (swapper's
+        # thread_noise), not a preemption-off section.
         cls = "exit from idle"
-    if cls == "interrupt/softirq work":
-        if part == "irq_work":
-            key = _biggest(who["irq_work"])
-        else:
-            key = "the timer interrupt itself (expired hrtimers)"
-    elif cls == "blocking thread":
-        key = _biggest(who["threads"]).rsplit(":", 1)[0]
+    if part == "irq_work":
+        name = _biggest(who["irq_work"]) or "(unnamed interrupt work)"
+        key = f"{name} at {section}" if site else name
+    elif part == "timer_irq":
+        key = TIMER_IRQ_KEY
+    elif part == "threads":
+        key = (_biggest(who["threads"]) or "(unnamed thread)").rsplit(":", 1)[0]
     else:
         key = section
-    return cls, key, {"parts": parts, "who": who, "frames": frames, "excess": excess}
+    return cls, key, details
 
 
 # --- symbols -------------------------------------------------------------------------
@@ -345,7 +495,7 @@ class Symbols:
         heads = subprocess.run(["readelf", "-S", "-W", vmlinux], capture_output=True,
                                text=True, check=True).stdout
         self.debug_info = ".debug_info" in heads
-        self.mismatch = []
+        self.mismatch, self.asked = [], set()
 
     def address(self, frame, ret=True):
         """The address of FRAME (a return address: minus one, inside the
@@ -354,6 +504,7 @@ class Symbols:
         m = _FUNC.match(frame)
         if not m or not m.group("off"):
             return None
+        self.asked.add(frame)
         cands = self.syms.get(m.group("func"), [])
         size = int(m.group("size"), 16)
         fit = [a for a, sz in cands if sz == size]
@@ -369,14 +520,12 @@ class Symbols:
         list of (frame, is_return): the interrupted instruction is not a
         return address, the frames below it are.  Innermost inlined function
         first; one addr2line for all."""
-        if not self.debug_info:
-            return {}
         addrs = {}
         for f, ret in frames:
-            a = self.address(f, ret=ret)
+            a = self.address(f, ret=ret)     # checks every frame's size, debug info or not
             if a is not None:
                 addrs.setdefault((f, ret), a)
-        if not addrs:
+        if not addrs or not self.debug_info:
             return {}
         res = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", self.vmlinux]
                              + sorted({hex(a) for a in addrs.values()}), capture_output=True,
@@ -433,43 +582,115 @@ def parse_stats(lines):
     return out
 
 
-def parse_hist(lines, threshold_us):
-    """rtla timerlat hist: thread samples counted at or above THRESHOLD_US
-    (the "over:" bucket included), the thread maximum and sample count."""
-    over, count, tmax, cols, hist, beyond = 0, 0, None, None, {}, 0
+# rtla's histogram entries (guest/latency-attribute's -E): a latency of
+# this many us or more is in its "over:" line.
+HIST_ENTRIES = 20000
+
+
+def parse_hist(lines):
+    """rtla timerlat hist's thread columns: each CPU's histogram ({us:
+    count}, the "over:" count under HIST_ENTRIES), the sample count, the
+    maximum and the p99.9 over all CPUs."""
+    count, tmax, cols, per_cpu, beyond = 0, None, None, {}, 0
     for line in lines:
         p = line.split()
         if not p:
             continue
         if p[0] == "Index":
-            cols = [i for i, c in enumerate(p) if c.startswith("Thr-")]
-        elif cols and p[0].isdigit() and len(p) > max(cols):
-            n = sum(int(p[i]) for i in cols)
-            if n:
-                hist[int(p[0])] = hist.get(int(p[0]), 0) + n
-            if int(p[0]) >= threshold_us:
-                over += n
-        elif cols and p[0] in ("over:", "count:", "max:") and len(p) > max(cols):
+            cols = {i: int(c[4:]) for i, c in enumerate(p) if re.fullmatch(r"Thr-\d+", c)}
+            per_cpu = {cpu: {} for cpu in cols.values()}
+        elif cols and (p[0].isdigit() or p[0] == "over:") and len(p) > max(cols):
+            for i, cpu in cols.items():
+                n = int(p[i])
+                if n:
+                    b = HIST_ENTRIES if p[0] == "over:" else int(p[0])
+                    per_cpu[cpu][b] = per_cpu[cpu].get(b, 0) + n
+                    if p[0] == "over:":
+                        beyond += n
+        elif cols and p[0] in ("count:", "max:") and len(p) > max(cols):
             vals = [int(p[i]) for i in cols if p[i].lstrip("-").isdigit()]
-            if p[0] == "over:":
-                over += sum(vals)
-                beyond = sum(vals)
-            elif p[0] == "count:":
+            if p[0] == "count:":
                 count = sum(vals)
             else:
                 tmax = max(vals) if vals else None
+    pooled = {}
+    for h in per_cpu.values():
+        for b, n in h.items():
+            if b != HIST_ENTRIES:
+                pooled[b] = pooled.get(b, 0) + n
     # timerlat's own p99.9 by the tools' one convention (console.percentile).
-    p999 = console.percentile(hist, sum(hist.values()) + beyond, 99.9, above=tmax)
-    return {"hist_over": over, "hist_samples": count, "hist_thread_max": tmax,
-            "hist_thread_p999": p999, "hist_read": cols is not None}
+    p999 = console.percentile(pooled, sum(pooled.values()) + beyond, 99.9, above=tmax)
+    return {"hist_samples": count, "hist_thread_max": tmax, "hist_thread_p999": p999,
+            "hist_read": cols is not None, "per_cpu": per_cpu}
 
 
-def analyse(text, threshold_us, symbols=None, depth=2):
+def load_marks(text):
+    """The guest's record of the load against the trace clock: {"start":
+    uptime, "stop": uptime, "state": "running"|"exited", "end": the
+    stress set's "end" phase or None, "clock": uptime - trace time (s),
+    "phases": [(name, uptime)]}; None for a boot without them."""
+    out = {"start": None, "stop": None, "state": None, "end": None, "clock": None,
+           "phases": []}
+    for line in console.lines(text):
+        p = line.split()
+        if len(p) >= 3 and p[0] == "PVRT-LOAD" and p[1] == "start":
+            out["start"] = float(p[2])
+        elif len(p) >= 4 and p[0] == "PVRT-LOAD" and p[1] == "stop":
+            out["stop"], out["state"] = float(p[2]), p[3]
+        elif len(p) == 5 and p[0] == "PVRT-CLOCK" and p[1] == "uptime" and p[3] == "trace":
+            out["clock"] = float(p[2]) - float(p[4])
+        elif len(p) == 3 and p[0] == "PVRT-PHASE":
+            out["phases"].append((p[1], float(p[2])))
+            if p[1] == "end":
+                out["end"] = float(p[2])
+    return out
+
+
+def check_load(marks, load, window):
+    """Problems of a load that did not cover WINDOW ((first, last) trace
+    time, s) of rtla's samples: it started after the first one, or ended
+    before the last one (a load that ended by itself ends at its "end"
+    phase, or is not known to have lasted)."""
+    if load == "none":
+        return []
+    if marks["start"] is None or marks["stop"] is None or marks["clock"] is None:
+        return ["no PVRT-LOAD start/stop or PVRT-CLOCK lines: whether the load covered"
+                " rtla's window is not known"]
+    first, last = (t + marks["clock"] for t in window)
+    out = []
+    if marks["start"] > first:
+        out.append(f"the load started at {marks['start']:.2f} s, after rtla's first sample"
+                   f" ({first:.2f} s)")
+    end = marks["stop"] if marks["state"] == "running" else marks["end"]
+    if end is None:
+        out.append(f"the load ended by itself before {marks['stop']:.2f} s, when is not"
+                   f" known: rtla's last sample was at {last:.2f} s")
+    elif end < last:
+        out.append(f"the load ended at {end:.2f} s, before rtla's last sample ({last:.2f} s)")
+    return out
+
+
+def _epochs(items, key):
+    """ITEMS (per CPU, in trace order) each with the number of times its
+    CPU's sequence went back before it: [(epoch, item)]."""
+    out, last, epoch = [], None, 0
+    for it in items:
+        seq = key(it)
+        if last is not None and seq <= last:
+            epoch += 1
+        last = seq
+        out.append((epoch, it))
+    return out
+
+
+def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
     """A boot's console TEXT (guest/latency-attribute) to its result: the
     attributed samples and the run's problems (a run with problems is not a
-    result)."""
+    result).  The tail is every sample of rtla's window at or above
+    timerlat's own p99.9 (rtla's histogram); REFERENCE_US (default: the
+    threshold the guest traced stacks at) is reported beside it."""
     secs = console.sections(text)
-    problems = []
+    problems, notes = [], []
     for name in ("attrib-hist", "attrib-stats", "attrib-trace"):
         if name not in secs:
             raise PvrtError(f"no {name} section in the console log"
@@ -479,56 +700,146 @@ def analyse(text, threshold_us, symbols=None, depth=2):
     if secs["attrib-hist"][0] != 0:
         problems.append(f"rtla timerlat hist exited with rc={secs['attrib-hist'][0]}: "
                         + " ".join(ln.strip() for ln in secs["attrib-hist"][1][-3:]))
+    head = next((re.search(r"period (\d+) us, threshold (\d+) us", ln)
+                 for ln in secs["attrib-hist"][1] if ln.startswith("# buffer")), None)
+    if not head:
+        raise PvrtError("attrib-hist: no '# buffer ... period ... threshold' line")
+    period_ns, stack_us = int(head.group(1)) * 1000, int(head.group(2))
+    reference_us = stack_us if reference_us is None else reference_us
     trace = parse_trace(secs["attrib-trace"][1])
     stats = parse_stats(secs["attrib-stats"][1])
-    hist = parse_hist(secs["attrib-hist"][1], threshold_us)
-    lost = trace["lost"]
-    if trace["totals"]["lost_lines"] and not lost:
-        lost = trace["totals"]["lost_lines"]
+    hist = parse_hist(secs["attrib-hist"][1])
+    if trace["totals"]["threshold_us"] != stack_us:
+        problems.append(f"the guest's filter ran at {trace['totals']['threshold_us']} us,"
+                        f" rtla at {stack_us} us")
+    lost = trace["lost"] or trace["totals"]["lost_lines"]
     for cpu, st in sorted(stats.items()):
-        for key in ("overrun", "dropped events", "commit overrun"):
+        for key in ("overrun", "dropped events", "commit overrun", "entries"):
             if st.get(key):
-                problems.append(f"cpu{cpu}: {st[key]} {key} in the trace buffer")
+                what = "unread entries" if key == "entries" else key
+                problems.append(f"cpu{cpu}: {st[key]} {what} in the trace buffer")
     if lost:
         problems.append(f"the trace lost {lost} events")
     if not stats:
         problems.append("no ring buffer statistics (attrib-stats empty)")
-    if trace["totals"]["threshold_us"] != threshold_us:
-        problems.append(f"the guest traced at {trace['totals']['threshold_us']} us,"
-                        f" not {threshold_us} us")
+    if trace["foreign"]:
+        notes.append(f"{trace['foreign']} lines in the trace section were no trace line"
+                     " (kernel messages on the console): skipped")
+    p999 = hist["hist_thread_p999"]
     if not hist["hist_read"]:
         problems.append("rtla's histogram not read")
-    elif len(trace["samples"]) < hist["hist_over"]:
-        problems.append(f"rtla counted {hist['hist_over']} thread samples at or above"
-                        f" {threshold_us} us, the trace holds {len(trace['samples'])}")
-    base = baseline(trace["reference"])
+    # rtla's window on each CPU: the run of the trace's samples with its
+    # histogram, and only the samples inside it.
+    windows = {}
+    for cpu, h in sorted(hist["per_cpu"].items()):
+        lat = [(seq, min(us, HIST_ENTRIES)) for seq, us in trace["lat"].get(cpu, [])]
+        epoch_of = []
+        for ep, (seq, _us) in _epochs(lat, key=lambda x: x[0]):
+            epoch_of.append(ep)
+        found = None
+        # A window never spans a restart: search each epoch on its own.
+        for ep in sorted(set(epoch_of)):
+            part = [x for x, e in zip(lat, epoch_of) if e == ep]
+            w = find_window(part, h)
+            if w:
+                found = (ep,) + w
+                break
+        if not found:
+            problems.append(f"cpu{cpu}: no run of the trace's {len(lat)} samples has rtla's"
+                            f" histogram ({sum(h.values())} samples): samples were lost, or"
+                            " a timerlat thread restarted inside rtla's window")
+            continue
+        windows[cpu] = {"epoch": found[0], "first": found[1], "last": found[2],
+                        "matches": found[3],
+                        "tail": sum(1 for x, e in zip(lat, epoch_of) if e == found[0]
+                                    and found[1] <= x[0] <= found[2] and p999 is not None
+                                    and x[1] >= p999),
+                        "over_reference": sum(1 for x, e in zip(lat, epoch_of)
+                                              if e == found[0] and found[1] <= x[0] <= found[2]
+                                              and x[1] >= reference_us)}
+    inside, outside = [], 0
+    for cpu in sorted({s["cpu"] for s in trace["samples"]}):
+        for ep, s in _epochs([x for x in trace["samples"] if x["cpu"] == cpu],
+                             key=lambda x: x["seq"]):
+            w = windows.get(cpu)
+            if w and ep == w["epoch"] and w["first"] <= s["seq"] <= w["last"]:
+                inside.append(s)
+            else:
+                outside += 1
+    printed_from = trace["totals"]["printed_from_us"]
+    tail = [s for s in inside if p999 is not None and s["thread_ns"] // 1000 >= p999]
+    reference = [s for s in inside if s["thread_ns"] // 1000 < printed_from]
+    if p999 is not None and p999 < stack_us:
+        problems.append(f"timerlat's p99.9 ({p999} us) is below the stack threshold"
+                        f" ({stack_us} us): the tail has no stacks; trace again with"
+                        f" --threshold {p999} or lower")
+    want = sum(w["tail"] for w in windows.values())
+    if windows and len(tail) != want:
+        problems.append(f"rtla's window holds {want} thread samples at or above timerlat's"
+                        f" p99.9 ({p999} us), the trace printed {len(tail)} of them")
+    # The load must cover the window: the guest's marks against the
+    # samples' times (a sample's time: a printed sample of its run plus
+    # whole periods, timerlat's timer being periodic).
+    marks = load_marks(text)
+    span = None
+    for cpu, w in windows.items():
+        mine = [s for s in inside if s["cpu"] == cpu]
+        if not mine:
+            continue
+        ref = mine[0]
+        first = ref["ts"] + (w["first"] - ref["seq"]) * period_ns
+        ref = mine[-1]
+        last = ref["ts"] + (w["last"] - ref["seq"]) * period_ns
+        span = (min(first, span[0]), max(last, span[1])) if span else (first, last)
+    if load is not None and span:
+        problems += check_load(marks, load, (span[0] / 1e9, span[1] / 1e9))
+    irq_offset = irq_calibration(reference)
+    base = baseline(reference, irq_offset)
     rows, shown = [], 12
-    classified = [classify(s, base, depth) for s in trace["samples"]]
+    classified = [classify(s, base, depth, irq_offset) for s in tail]
     wanted = {(f, i > 0) for _c, _k, det in classified for i, f in enumerate(det["frames"][:shown])}
     lines = symbols.lines(sorted(wanted)) if symbols else {}
-    for s, (cls, key, det) in zip(trace["samples"], classified):
+    for s, (cls, key, det) in zip(tail, classified):
         rows.append({"cpu": s["cpu"], "seq": s["seq"],
                      "thread_us": round(s["thread_ns"] / 1000, 1),
                      "irq_us": None if s["irq_ns"] is None else round(s["irq_ns"] / 1000, 1),
                      "class": cls, "key": key, "interrupted": s["interrupted"],
                      "parts_us": {k: round(v / 1000, 1) for k, v in det["parts"].items()},
                      "excess_us": {k: round(v / 1000, 1) for k, v in det["excess"].items()},
+                     "parts_over_latency_us": round(det["over_ns"] / 1000, 1),
                      "who": {k: [(n, round(ns / 1000, 1)) for n, ns in v]
                              for k, v in det["who"].items() if v},
                      "frames": [frame_row(f, lines.get((f, i > 0)))
                                 for i, f in enumerate(det["frames"][:shown])],
+                     "depth": len(det["frames"]),
                      "has_stack": s["stack"] is not None})
     no_stack = sum(1 for r in rows if not r["has_stack"])
     if no_stack:
-        problems.append(f"{no_stack} samples without a stack")
+        problems.append(f"{no_stack} tail samples without a stack")
+    over = sum(1 for r in rows if r["parts_over_latency_us"] > 1)
+    if over:
+        notes.append(f"{over} tail samples whose named parts add up to more than their"
+                     " latency (by over 1 us): osnoise's accounting of nested noise")
     if symbols is not None and symbols.mismatch:
-        problems.append("the vmlinux is not the traced kernel's: "
-                        + "; ".join(sorted(set(symbols.mismatch))[:3]))
-    return {"threshold_us": threshold_us, "samples": rows, "problems": problems,
-            "reference_samples": len(trace["reference"]),
-            "after_run": trace["after_run"],
+        bad = sorted(set(symbols.mismatch))
+        if len(bad) * 2 > max(1, len(symbols.asked)):
+            problems.append("the vmlinux is not the traced kernel's: " + "; ".join(bad[:3]))
+        else:
+            notes.append(f"{len(bad)} frames' sizes differ from the vmlinux's: no file:line"
+                         " for them: " + "; ".join(bad[:3]))
+    return {"threshold_us": p999, "stack_threshold_us": stack_us,
+            "reference_us": reference_us,
+            "reference_over": sum(w["over_reference"] for w in windows.values()),
+            "samples": rows, "problems": problems, "notes": notes,
+            "reference_samples": len(reference), "outside_window": outside,
+            "windows": windows, "load_marks": marks,
+            "window_s": [round(t / 1e9, 3) for t in span] if span else None,
+            "irq_offset_ns": irq_offset,
             "baseline_us": {k: round(v / 1000, 1) for k, v in base.items()},
-            "timerlat_samples": trace["totals"]["samples"], "stats": stats, **hist,
+            "timerlat_samples": sum(sum(h.values()) for h in hist["per_cpu"].values()),
+            "trace_samples": trace["totals"]["samples"], "stats": stats,
+            "hist_samples": hist["hist_samples"], "hist_thread_max": hist["hist_thread_max"],
+            "hist_thread_p999": p999, "hist_read": hist["hist_read"],
             "debug_info": bool(symbols and symbols.debug_info)}
 
 
@@ -544,7 +855,9 @@ def frame_row(frame, chain):
 def aggregate(rows, by="section"):
     """Rows grouped per section (class and key) or per class: samples
     caused, worst thread latency, share of the tail (samples) and of its
-    latency (sum), an example sample's site and file:line."""
+    latency (sum), an example sample's site and file:line.  Measurement
+    samples (the tools' own cost) are grouped but have no share, and the
+    shares are of the other samples."""
     groups = {}
     for r in rows:
         k = (r["class"], r["key"]) if by == "section" else (r["class"], "")
@@ -556,35 +869,72 @@ def aggregate(rows, by="section"):
             g["worst_us"] = r["thread_us"]
             g["example"] = {"seq": r["seq"], "cpu": r["cpu"], "interrupted": r["interrupted"],
                             "frames": r["frames"][:4]}
-    total = len(rows) or 1
-    lat = sum(r["thread_us"] for r in rows) or 1.0
+    counted = [r for r in rows if r["class"] != MEASUREMENT]
+    total = len(counted) or 1
+    lat = sum(r["thread_us"] for r in counted) or 1.0
     out = []
     for g in groups.values():
-        g["share"] = round(g["samples"] / total, 4)
-        g["latency_share"] = round(g["sum_us"] / lat, 4)
+        mine = g["class"] != MEASUREMENT
+        g["share"] = round(g["samples"] / total, 4) if mine else None
+        g["latency_share"] = round(g["sum_us"] / lat, 4) if mine else None
         g["sum_us"] = round(g["sum_us"], 1)
         out.append(g)
-    return sorted(out, key=lambda g: (-g["samples"], -g["worst_us"], g["class"], g["key"]))
+    return sorted(out, key=lambda g: (g["class"] == MEASUREMENT, -g["samples"],
+                                      -g["worst_us"], g["class"], g["key"]))
+
+
+# Entry and thread-start frames: on most stacks, no section of their own.
+GENERIC_FRAMES = ("do_syscall_64", "entry_SYSCALL_64_after_hwframe", "ret_from_fork",
+                  "ret_from_fork_asm", "kthread", "worker_thread", "process_one_work",
+                  "x64_sys_call", "asm_exc_page_fault", "exc_page_fault")
+
+
+def inclusive(rows, frames=8):
+    """Every function on the interrupted stacks (first FRAMES frames, the
+    GENERIC_FRAMES left out) of the tail's counted samples, counted once
+    per sample wherever it is: [{"function", "samples", "share",
+    "worst_us"}], most first.  One section seen at several points (its
+    site, a helper it calls) adds up here under its own function."""
+    counted = [r for r in rows if r["class"] != MEASUREMENT]
+    out = {}
+    for r in counted:
+        for fn in dict.fromkeys(func_of(f["frame"]) for f in r["frames"][:frames]
+                                if func_of(f["frame"]) not in GENERIC_FRAMES):
+            g = out.setdefault(fn, {"function": fn, "samples": 0, "worst_us": 0.0})
+            g["samples"] += 1
+            g["worst_us"] = max(g["worst_us"], r["thread_us"])
+    total = len(counted) or 1
+    for g in out.values():
+        g["share"] = round(g["samples"] / total, 4)
+    return sorted(out.values(), key=lambda g: (-g["samples"], -g["worst_us"], g["function"]))
+
+
+def _share(g):
+    return "     -" if g["share"] is None else f"{g['share'] * 100:5.1f}%"
 
 
 def table(variant, res, top):
     """The text table of one variant's result."""
     rows = res["samples"]
-    head = (f"{variant}: {len(rows)} thread samples >= {res['threshold_us']} us of"
-            f" {res['timerlat_samples']} timerlat samples")
-    if res.get("hist_thread_p999") is not None:
-        head += (f" (timerlat thread latency: p99.9 {res['hist_thread_p999']} us,"
-                 f" max {res['hist_thread_max']} us)")
+    mine = [r for r in rows if r["class"] != MEASUREMENT]
+    head = (f"{variant}: {len(rows)} thread samples >= {res['threshold_us']} us (timerlat's"
+            f" p99.9) of {res['timerlat_samples']} in rtla's window (timerlat thread"
+            f" latency max {res['hist_thread_max']} us)")
+    head += (f"\n  reference {res['reference_us']} us: {res['reference_over']} samples at or"
+             f" above it; stacks from {res['stack_threshold_us']} us")
+    if res.get("window_s"):
+        head += f"; window {res['window_s'][0]}-{res['window_s'][1]} s (trace clock)"
     if not rows:
-        return head + ": no sample above the threshold, nothing to attribute"
+        return head + "\n  no sample in the tail, nothing to attribute"
     base = res.get("baseline_us")
     if base and res.get("reference_samples"):
         head += (f"\n  a typical sample (median of {res['reference_samples']} below the"
-                 f" threshold), us: " + ", ".join(f"{k} {v}" for k, v in base.items())
-                 + "\n  each tail sample's class: the part that exceeds its typical value most")
+                 f" p99), us: " + ", ".join(f"{k} {v}" for k, v in base.items())
+                 + "\n  each tail sample's class: the part that exceeds its typical value"
+                 f" most, if by {MIN_EXCESS_NS // 1000} us and half of the sample's excess")
     lines = [head, f"  {'#':>2} {'share':>6} {'n':>4} {'worst us':>8}  {'class':22} section"]
     for i, g in enumerate(aggregate(rows)[:top], 1):
-        lines.append(f"  {i:>2} {g['share'] * 100:5.1f}% {g['samples']:>4} {g['worst_us']:>8}"
+        lines.append(f"  {i:>2} {_share(g)} {g['samples']:>4} {g['worst_us']:>8}"
                      f"  {g['class']:22} {g['key']}")
         ex = g["example"]
         where = ex["frames"][0] if ex and ex["frames"] else None
@@ -594,10 +944,18 @@ def table(variant, res, top):
             lines.append(f"  {'':>2} {'':>6} {'':>4} {'':>8}  {'':22} at {where['frame']}"
                          f" {where['line'] or '(no file:line without debug info)'}{inl};"
                          f" interrupted {ex['interrupted']}")
-    lines.append(f"  per class:")
+    lines.append("  per class:")
     for g in aggregate(rows, by="class"):
-        lines.append(f"     {g['share'] * 100:5.1f}% {g['samples']:>4} {g['worst_us']:>8}"
-                     f"  {g['class']}")
+        lines.append(f"     {_share(g)} {g['samples']:>4} {g['worst_us']:>8}  {g['class']}")
+    inc = inclusive(rows)[:top]
+    if inc:
+        lines.append(f"  inclusive: functions on the interrupted stacks of the"
+                     f" {len(mine)} counted samples")
+        for g in inc:
+            lines.append(f"     {g['share'] * 100:5.1f}% {g['samples']:>4} {g['worst_us']:>8}"
+                         f"  {g['function']}")
+    for n in res.get("notes", []):
+        lines.append(f"  note: {n}")
     return "\n".join(lines)
 
 
@@ -611,11 +969,12 @@ def plot(results, path, top=10):
     if not variants:
         return None
     colours = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:gray", "tab:blue",
-                                 "tab:purple", "tab:green")))
+                                 "tab:purple", "tab:green", "tab:olive", "tab:brown")))
     fig, axes = plt.subplots(len(variants), 1, figsize=(12, 1.2 + 0.42 * top * len(variants)),
                              squeeze=False)
     for ax, v in zip(axes[:, 0], variants):
-        groups = aggregate(results[v]["samples"])[:top][::-1]
+        groups = [g for g in aggregate(results[v]["samples"])
+                  if g["share"] is not None][:top][::-1]
         labels = [(g["key"] if len(g["key"]) <= 56 else g["key"][:53] + "...") for g in groups]
         ax.barh(range(len(groups)), [g["share"] * 100 for g in groups],
                 color=[colours[g["class"]] for g in groups])
@@ -649,15 +1008,25 @@ def threshold_from(results_dir, variant, load, cpus):
             rows = json.load(f)
     except ValueError as e:
         raise PvrtError(f"{path}: not JSON ({e})") from None
+    if not isinstance(rows, list):
+        raise PvrtError(f"{path}: not a list of runs")
     rig = f"smp{cpus}"
-    mine = [r for r in rows if isinstance(r, dict) and r.get("kind") == "latency"
-            and r.get("variant") == variant and r.get("load") == load
-            and r.get("rig", "smp1") == rig and not r.get("problems") and r.get("samples")]
+    rows = [r for r in rows if isinstance(r, dict)]
+    # The runs scripts/validate counts: no problem, samples, and a load
+    # that did its work (report.judge_load()).
+    mine = [r for r in report.latency_rows(report.judge_load(rows), load, rig)
+            if r.get("variant") == variant]
     if not mine:
         raise PvrtError(f"{path}: no valid cyclictest run of {variant} under {load} on"
                         f" {rig}")
     for r in mine:
-        r["hist"] = {int(k): v for k, v in r["hist"].items()}
+        if not isinstance(r.get("hist"), dict):
+            raise PvrtError(f"{path}: a run of {variant} has no histogram (\"hist\")")
+        try:
+            r["hist"] = {int(k): v for k, v in r["hist"].items()}
+        except (TypeError, ValueError):
+            raise PvrtError(f"{path}: a run of {variant} has a histogram that is not"
+                            " {us: count}") from None
     p999 = report.pool(mine)[variant]["p999"]
     if not p999:
         raise PvrtError(f"{path}: {variant}'s p99.9 is {p999} us: no threshold")
@@ -713,7 +1082,23 @@ def same_text(out_a, out_b):
             return f"{x[1]} at {x[0]} in {out_a}, {y[1]} at {y[0]} in {out_b}"
     if len(a) != len(b):
         return f"{len(a)} code symbols in {out_a}, {len(b)} in {out_b}"
+    da, db = (text_digest(os.path.join(o, "vmlinux")) for o in (out_a, out_b))
+    if da != db:
+        return f"the .text sections differ (sha256 {da[:12]} in {out_a}, {db[:12]} in {out_b})"
     return None
+
+
+def text_digest(vmlinux):
+    """The sha256 of VMLINUX's .text section's bytes."""
+    with tempfile.TemporaryDirectory(prefix="pvrt-text-") as tmp:
+        out = os.path.join(tmp, "text.bin")
+        subprocess.run(["objcopy", "-O", "binary", "--only-section=.text", vmlinux, out],
+                       check=True, capture_output=True)
+        h = hashlib.sha256()
+        with open(out, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        return h.hexdigest()
 
 
 def traced_threshold(text):
@@ -727,12 +1112,25 @@ def traced_threshold(text):
     return int(m.group(1))
 
 
-def result_of(variant, text, threshold, vmlinux, tree, boot_problems=()):
+def result_of(variant, text, reference, vmlinux, tree, boot_problems=(), load=None):
     symbols = Symbols(vmlinux, tree) if vmlinux else None
-    res = analyse(text, threshold, symbols)
+    res = analyse(text, reference, symbols, load=load)
     res["problems"] = list(boot_problems) + res["problems"]
     res["variant"] = variant
     return res
+
+
+_LOG_NAME = re.compile(r"^(?P<variant>.+)-(?P<load>" + "|".join(map(re.escape, LOADS))
+                       + r")-smp(?P<cpus>\d+)\.log$")
+
+
+def log_name(path):
+    """(variant, load) of a log scripts/attribute-latency wrote
+    (VARIANT-LOAD-smpN.log), else (the file's stem, None)."""
+    m = _LOG_NAME.match(os.path.basename(path))
+    if m:
+        return m.group("variant"), m.group("load")
+    return os.path.splitext(os.path.basename(path))[0], None
 
 
 def main(argv=None):
@@ -744,9 +1142,11 @@ def main(argv=None):
     ap.add_argument("--seconds", type=int, default=60, help="seconds of load (default 60)")
     src = ap.add_mutually_exclusive_group()
     src.add_argument("--from", dest="from_dir", metavar="RESULTS_DIR",
-                     help="threshold: each variant's cyclictest p99.9 in this saved"
-                          " scripts/validate results directory")
-    src.add_argument("--threshold", type=int, metavar="US", help="threshold in us")
+                     help="stack threshold and reference: each variant's cyclictest p99.9"
+                          " in this saved scripts/validate results directory")
+    src.add_argument("--threshold", type=int, metavar="US",
+                     help="stack threshold and reference in us (with --input: the"
+                          " reference only)")
     ap.add_argument("--cpus", type=int, default=1, choices=(1, 2), help="-smp 1 or 2")
     ap.add_argument("--top", type=int, default=10, help="rows per variant (default 10)")
     ap.add_argument("--depth", type=int, default=2,
@@ -758,8 +1158,12 @@ def main(argv=None):
     ap.add_argument("--debug-info", action="store_true",
                     help="file:line from a twin built with debug information (checked to"
                          " have the measured kernel's code layout)")
+    ap.add_argument("--kernel-dir", metavar="DIR",
+                    help="boot the kernel already built in DIR (a scripts/build output"
+                         " directory: arch/x86/boot/bzImage, vmlinux, modroot) as the one"
+                         " variant of --variants; nothing is built")
     ap.add_argument("--input", metavar="LOG",
-                    help="analyse a recorded boot's console log (at its own threshold)")
+                    help="analyse a recorded boot's console log again")
     ap.add_argument("--vmlinux", help="with --input: the traced kernel's vmlinux")
     args = ap.parse_args(argv)
     if args.seconds < 1 or args.top < 1 or args.depth < 0 or args.period < 100:
@@ -772,17 +1176,22 @@ def main(argv=None):
     if args.from_dir is None and args.threshold is None and not args.input:
         ap.error("give --from RESULTS_DIR or --threshold US")
     names = [n for n in args.variants.split(",") if n]
+    if args.kernel_dir:
+        if len(names) != 1:
+            ap.error("--kernel-dir boots one kernel: give one variant (--variants NAME)")
+        if args.debug_info:
+            ap.error("--debug-info builds a twin of a variant's build: not with --kernel-dir")
+        if not os.path.isfile(build.kernel_image(args.kernel_dir)):
+            raise PvrtError(f"--kernel-dir {args.kernel_dir}: no arch/x86/boot/bzImage there")
     if args.input:
         if not os.path.isfile(args.input):
             raise PvrtError(f"{args.input} not found")
         with open(args.input, encoding="utf-8", errors="replace") as f:
             text = f.read()
         traced = traced_threshold(text)
-        if args.threshold is not None and args.threshold != traced:
-            raise PvrtError(f"{args.input} was traced at {traced} us, not {args.threshold} us:"
-                            " the guest kept only the stacks at or above its own threshold")
-        name = os.path.basename(args.input).split("-")[0]
-        results = {name: result_of(name, text, traced, args.vmlinux, None)}
+        name, load = log_name(args.input)
+        results = {name: result_of(name, text, args.threshold or traced, args.vmlinux, None,
+                                   load=load)}
         # Next to the log, apart from the run's own attribution.json.
         stem = os.path.splitext(os.path.abspath(args.input))[0] + ".attribution"
         return report_results(results, stem + ".json", stem + ".png", args.top)
@@ -800,7 +1209,14 @@ def run(args, top, bdir, names):
     thresholds = {n: args.threshold or threshold_from(args.from_dir, n, args.load, args.cpus)
                   for n in names}
     tools.require()
-    tree, outs = experiment.apply_and_build(top, bdir, names, log)
+    if args.kernel_dir:
+        tree = os.path.join(bdir, "linux")
+        if not os.path.isdir(os.path.join(tree, "tools", "tracing", "rtla")):
+            raise PvrtError(f"--kernel-dir: no kernel tree at {tree} to build rtla from"
+                            " (scripts/apply makes it)")
+        outs = {names[0]: os.path.abspath(args.kernel_dir)}
+    else:
+        tree, outs = experiment.apply_and_build(top, bdir, names, log)
     experiment.build_rtla(tree, bdir)
     initramfs.ensure(top, bdir)
     results_dir = experiment.new_results_dir(bdir, "attrib-")
@@ -821,11 +1237,11 @@ def run(args, top, bdir, names):
         try:
             results[n] = result_of(n, res.text, thresholds[n],
                                    os.path.join(symbol_outs[n], "vmlinux"), tree,
-                                   res.problems())
+                                   res.problems(), load=args.load)
             if n in notes:
                 results[n]["note"] = notes[n]
         except PvrtError as e:
-            results[n] = {"variant": n, "threshold_us": thresholds[n], "samples": [],
+            results[n] = {"variant": n, "reference_us": thresholds[n], "samples": [],
                           "problems": res.problems() + [str(e)]}
         results[n].update(log=res.log_path, load=args.load, seconds=args.seconds,
                           cpus=args.cpus)

@@ -980,8 +980,9 @@ def plot(results, path, top=10):
                 color=[colours[g["class"]] for g in groups])
         ax.set_yticks(range(len(groups)), labels, fontsize=7)
         ax.set_xlabel("share of the tail (% of samples)")
-        ax.set_title(f"{v}: {len(results[v]['samples'])} samples >="
-                     f" {results[v]['threshold_us']} us", fontsize=9)
+        counted = sum(1 for r in results[v]["samples"] if r["class"] != MEASUREMENT)
+        ax.set_title(f"{v}: {counted} samples >= {results[v]['threshold_us']} us"
+                     " (timerlat's p99.9; measurement samples left out)", fontsize=9)
         for i, g in enumerate(groups):
             ax.text(g["share"] * 100, i, f" {g['samples']} (worst {g['worst_us']} us)",
                     va="center", fontsize=7)

@@ -661,3 +661,49 @@ def test_a_twin_with_other_code_is_caught(tmp_path):
     assert attribute.same_text(str(tmp_path / "a"), str(tmp_path / "b")) is None
     assert "the .text sections differ" in attribute.same_text(str(tmp_path / "a"),
                                                               str(tmp_path / "c"))
+
+
+# --- --input runs the boot's checks (second review, blocker 1) ------------------------
+
+def input_run(tmp_path, capsys, log_text, name="stock-tuned-stress-set-smp1.log"):
+    log = tmp_path / name
+    log.write_text(log_text)
+    rc = attribute.main(["--input", str(log)])
+    return rc, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("pattern,repl,want", [
+    (r"^(PVRT-BEGIN attrib-hist)$",
+     r"WARNING: CPU: 0 PID: 51 at mm/vmalloc.c:3000 vmap+0x10/0x20\n\1",
+     "WARNING: CPU: 0 PID: 51 at mm/vmalloc.c"),
+    (r"^(PVRT-BEGIN attrib-hist)$", r"BUG: scheduling while atomic: rtla/60/0x00000002\n\1",
+     "BUG: scheduling while atomic"),
+    (r"^PVRT-EXIT rc=0$", "PVRT-EXIT rc=3", "the command exited with 3"),
+    (r"^PVRT-EXIT rc=0\n?", "", "the command did not finish"),
+    (r"^PVRT-BOOTED .*\n", "", "no PVRT-BOOTED"),
+])
+def test_input_runs_the_boot_checks(pattern, repl, want, tmp_path, capsys):
+    rc, out = input_run(tmp_path, capsys, mutate(pattern, repl))
+    assert rc == 1 and "not a result" in out and want in out, out
+    assert "per class" not in out
+
+
+def test_input_takes_the_load_from_the_log_not_its_name(tmp_path, capsys):
+    log = mutate(r"^PVRT-LOAD start \S+", "PVRT-LOAD start 9999.0")
+    rc, out = input_run(tmp_path, capsys, log, name="run.log")
+    assert rc == 1 and "the load started at 9999.00 s" in out, out
+
+
+def test_input_without_the_load_line_or_a_name_is_not_a_result(tmp_path, capsys):
+    log = mutate(r"^PVRT-LOAD start .*\n", "")
+    rc, out = input_run(tmp_path, capsys, log, name="run.log")
+    assert rc == 1 and "which load ran is not known" in out, out
+
+
+def test_a_load_line_other_than_the_name_s_load_is_not_a_result():
+    log = mutate(r"^(PVRT-LOAD start \S+) stress-set", r"\1 hackbench")
+    assert any("the log says hackbench" in p for p in problems_of(log))
+
+
+def test_the_load_is_read_from_its_start_line():
+    assert attribute.load_marks(text())["load"] == "stress-set"

@@ -625,16 +625,18 @@ def parse_hist(lines):
 
 
 def load_marks(text):
-    """The guest's record of the load against the trace clock: {"start":
-    uptime, "stop": uptime, "state": "running"|"exited", "end": the
-    stress set's "end" phase or None, "clock": uptime - trace time (s),
-    "phases": [(name, uptime)]}; None for a boot without them."""
-    out = {"start": None, "stop": None, "state": None, "end": None, "clock": None,
-           "phases": []}
+    """The guest's record of the load against the trace clock: {"load":
+    the load it ran, "start": uptime, "stop": uptime, "state":
+    "running"|"exited", "end": the stress set's "end" phase or None,
+    "clock": uptime - trace time (s), "phases": [(name, uptime)]}; None
+    for a boot without them."""
+    out = {"load": None, "start": None, "stop": None, "state": None, "end": None,
+           "clock": None, "phases": []}
     for line in console.lines(text):
         p = line.split()
         if len(p) >= 3 and p[0] == "PVRT-LOAD" and p[1] == "start":
             out["start"] = float(p[2])
+            out["load"] = p[3] if len(p) >= 4 else None
         elif len(p) >= 4 and p[0] == "PVRT-LOAD" and p[1] == "stop":
             out["stop"], out["state"] = float(p[2]), p[3]
         elif len(p) == 5 and p[0] == "PVRT-CLOCK" and p[1] == "uptime" and p[3] == "trace":
@@ -791,7 +793,13 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
         ref = mine[-1]
         last = ref["ts"] + (w["last"] - ref["seq"]) * period_ns
         span = (min(first, span[0]), max(last, span[1])) if span else (first, last)
-    if load is not None and span:
+    # The load the guest ran is the one its PVRT-LOAD line names.
+    if marks["load"] and load and marks["load"] != load:
+        problems.append(f"the load was to be {load}, the log says {marks['load']} ran")
+    load = marks["load"] or load
+    if load is None:
+        problems.append("which load ran is not known (no 'PVRT-LOAD start' line naming it)")
+    elif span:
         problems += check_load(marks, load, (span[0] / 1e9, span[1] / 1e9))
     irq_offset = irq_calibration(reference)
     base = baseline(reference, irq_offset)
@@ -1191,8 +1199,11 @@ def main(argv=None):
             text = f.read()
         traced = traced_threshold(text)
         name, load = log_name(args.input)
+        # The checks of a boot scripts/attribute-latency ran itself: the
+        # guest started, finished with 0, and the kernel reported no bug.
+        checks = boot.BootResult(args.input, text, False, 0).problems()
         results = {name: result_of(name, text, args.threshold or traced, args.vmlinux, None,
-                                   load=load)}
+                                   checks, load=load)}
         # Next to the log, apart from the run's own attribution.json.
         stem = os.path.splitext(os.path.abspath(args.input))[0] + ".attribution"
         return report_results(results, stem + ".json", stem + ".png", args.top)

@@ -707,3 +707,24 @@ def test_a_load_line_other_than_the_name_s_load_is_not_a_result():
 
 def test_the_load_is_read_from_its_start_line():
     assert attribute.load_marks(text())["load"] == "stress-set"
+
+
+# --- rtla's stderr apart from its histogram (second review, blocker 2) ---------------
+
+@pytest.mark.parametrize("pattern,repl", [
+    # rtla's message flushed inside a bucket row, the count on a line of its own.
+    (r"^132           0         1 $", "132           0 Oops, error disabling tracer\n1"),
+    (r"^132           0         1 $", "132           0 \n        1"),
+    # ... or inside the per-CPU max: line, read on -smp 2 where ALL: is not.
+    (r"^max:         58       572 $", "max:         58  Oops, error disabling tracer\n572"),
+])
+def test_a_histogram_row_that_is_no_row_is_a_clear_error(pattern, repl):
+    with pytest.raises(PvrtError, match="rtla's histogram"):
+        analysed(mutate(pattern, repl))
+
+
+def test_rtla_s_stderr_is_its_own_section():
+    script = text(GUEST)
+    assert re.search(r"> /tmp/attrib-hist 2> /tmp/attrib-rtla-stderr &", script)
+    assert "Oops" not in "".join(section(text(), "attrib-hist"))
+    assert section(text(), "attrib-rtla-stderr") == ["Oops, error disabling tracer"]

@@ -591,15 +591,31 @@ def parse_hist(lines):
     """rtla timerlat hist's thread columns: each CPU's histogram ({us:
     count}, the "over:" count under HIST_ENTRIES), the sample count, the
     maximum and the p99.9 over all CPUs."""
-    count, tmax, cols, per_cpu, beyond = 0, None, None, {}, 0
-    for line in lines:
+    count, tmax, cols, per_cpu, beyond, width = 0, None, None, {}, 0, 0
+    for n_line, line in enumerate(lines, 1):
         p = line.split()
         if not p:
             continue
+        if p[0] == "ALL:":
+            # The summary over all CPUs: the per-CPU rows above say it all.
+            break
         if p[0] == "Index":
             cols = {i: int(c[4:]) for i, c in enumerate(p) if re.fullmatch(r"Thr-\d+", c)}
             per_cpu = {cpu: {} for cpu in cols.values()}
-        elif cols and (p[0].isdigit() or p[0] == "over:") and len(p) > max(cols):
+            width = len(p)
+            continue
+        if not cols:
+            continue
+        # Every line of the table is a row of whole numbers, one a column
+        # (min:, avg: and max: of a CPU without samples: "-"): anything
+        # else (a message of rtla's inside it) would lose a count.
+        summary = p[0] in ("min:", "avg:", "max:")
+        if (not (summary or p[0] in ("over:", "count:") or p[0].isdigit())
+                or len(p) != width
+                or not all(v.isdigit() or (summary and v == "-") for v in p[1:])):
+            raise PvrtError(f"rtla's histogram: line {n_line} of attrib-hist is no row of"
+                            f" {width} numbers: {line.strip()!r}")
+        if p[0].isdigit() or p[0] == "over:":
             for i, cpu in cols.items():
                 n = int(p[i])
                 if n:
@@ -607,8 +623,8 @@ def parse_hist(lines):
                     per_cpu[cpu][b] = per_cpu[cpu].get(b, 0) + n
                     if p[0] == "over:":
                         beyond += n
-        elif cols and p[0] in ("count:", "max:") and len(p) > max(cols):
-            vals = [int(p[i]) for i in cols if p[i].lstrip("-").isdigit()]
+        elif p[0] in ("count:", "max:"):
+            vals = [int(p[i]) for i in cols if p[i] != "-"]
             if p[0] == "count:":
                 count = sum(vals)
             else:
@@ -699,9 +715,14 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
                             " (not a guest/latency-attribute boot, or it did not finish)")
         if secs[name][0] is None:
             raise PvrtError(f"section {name} not finished (no PVRT-END {name})")
+    # rtla's stderr: its own section (older guests: inside attrib-hist).
+    said = [ln.strip() for ln in secs.get("attrib-rtla-stderr", (0, []))[1] if ln.strip()]
     if secs["attrib-hist"][0] != 0:
         problems.append(f"rtla timerlat hist exited with rc={secs['attrib-hist'][0]}: "
-                        + " ".join(ln.strip() for ln in secs["attrib-hist"][1][-3:]))
+                        + " ".join(said[-3:] or [ln.strip() for ln in
+                                                 secs["attrib-hist"][1][-3:]]))
+    elif said:
+        notes.append("rtla said: " + "; ".join(said[:3]))
     head = next((re.search(r"period (\d+) us, threshold (\d+) us", ln)
                  for ln in secs["attrib-hist"][1] if ln.startswith("# buffer")), None)
     if not head:

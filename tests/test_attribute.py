@@ -287,6 +287,23 @@ def test_the_frames_below_the_interrupt_entry_are_the_interrupted_code():
     assert attribute.interrupted_frames(None) == []
 
 
+# The timer's interrupt in the idle loop (x86 defconfig under QEMU).
+IDLE_STACK = ["timerlat_irq+0x1/0x2", "asm_sysvec_apic_timer_interrupt+0x16/0x20",
+              "pv_native_safe_halt+0xf/0x20", "default_idle+0x9/0x20",
+              "default_idle_call+0x2c/0xe0", "do_idle+0x1e5/0x220",
+              "cpu_startup_entry+0x29/0x30"]
+
+# Samples #34977 and #54811 of run attrib-20261124-200524: the timer
+# interrupted the RCU softirq the idle task ran on an interrupt's exit.
+SOFTIRQ_ON_IDLE_STACK = [
+    "timerlat_irq+0x1/0x2", "asm_sysvec_apic_timer_interrupt+0x16/0x20",
+    "_raw_spin_unlock_irqrestore+0x1d/0x40", "free_unref_page_commit+0x1c2/0x2f0",
+    "free_unref_page+0x2ac/0x4b0", "__put_partials+0xf8/0x140", "rcu_core+0x25c/0x720",
+    "handle_softirqs+0xd9/0x2a0", "irq_exit_rcu+0x73/0x90",
+    "sysvec_apic_timer_interrupt+0x6d/0x80", "asm_sysvec_apic_timer_interrupt+0x16/0x20",
+    "pv_native_safe_halt+0xf/0x20", "default_idle+0x9/0x20"]
+
+
 def sample(**kw):
     """A sample as parse_trace() returns it: a 100 us thread latency whose
     IRQ came 2 us after the timer expired at t = 1 s."""
@@ -319,10 +336,18 @@ def thread_noise(pid, dur, name="hackbench", start=10**9 + 31000):
     # The timer's interrupt started 60 us late: interrupts off, where it landed.
     (dict(irq_ns=62000, irq_ts=10**9 + 62000, after=[timer(10**9 + 60000)]),
      ("interrupts off", "zap_pte_range < unmap_page_range")),
-    # ... in the idle task: exit from idle.
+    # ... in the idle loop: exit from idle.
     (dict(irq_ns=62000, irq_ts=10**9 + 62000, interrupted_pid=0, interrupted="<idle>:0",
-          interrupted_comm="<idle>", after=[timer(10**9 + 60000)]),
-     ("exit from idle", "zap_pte_range < unmap_page_range")),
+          interrupted_comm="<idle>", after=[timer(10**9 + 60000)], stack=IDLE_STACK),
+     ("exit from idle", "pv_native_safe_halt < default_idle < default_idle_call")),
+    # ... in the idle task, but in code it ran with interrupts off, not
+    # the idle loop (second review, item 3): interrupts off, said to be the
+    # idle task's.
+    (dict(irq_ns=62000, irq_ts=10**9 + 62000, interrupted_pid=0, interrupted="<idle>:0",
+          interrupted_comm="<idle>", after=[timer(10**9 + 60000)],
+          stack=["timerlat_irq+0x1/0x2", "asm_sysvec_apic_timer_interrupt+0x16/0x20",
+                 "zap_pte_range+0x10/0x100", "unmap_page_range+0x20/0x200"]),
+     ("interrupts off", "zap_pte_range < unmap_page_range (idle task)")),
     # An interrupt that ran across the expiry delayed the timer's: its work.
     (dict(irq_ns=62000, irq_ts=10**9 + 62000,
           before=[{"kind": "irq", "name": "virtio0", "num": 24, "start": 10**9 - 5000,
@@ -363,8 +388,25 @@ def test_idle_that_kept_the_cpu_is_exit_from_idle():
     """Review item 4: the idle task's thread_noise (swapper/0:0) after the
     timer's interrupt is the way out of idle, not a preemption-off section."""
     s = sample(interrupted="<idle>:0", interrupted_comm="<idle>", interrupted_pid=0,
-               after=[timer(), thread_noise(0, 60000, "swapper/0")])
+               after=[timer(), thread_noise(0, 60000, "swapper/0")], stack=IDLE_STACK)
     assert attribute.classify(s, TYPICAL)[0] == "exit from idle"
+
+
+def test_a_softirq_on_the_idle_task_is_not_exit_from_idle():
+    """Second review, item 3: interrupts off inside the RCU softirq the idle
+    task ran is the softirq's section, not the way out of idle."""
+    s = sample(irq_ns=62000, irq_ts=10**9 + 62000, interrupted_pid=0, interrupted="<idle>:0",
+               interrupted_comm="<idle>", after=[timer(10**9 + 60000)],
+               stack=SOFTIRQ_ON_IDLE_STACK)
+    cls, key, _det = attribute.classify(s, TYPICAL)
+    assert cls == "interrupts off"
+    assert key == ("_raw_spin_unlock_irqrestore < free_unref_page_commit < free_unref_page"
+                   " (softirq on idle)")
+    # The same with the idle task's own noise after the interrupt.
+    s = sample(interrupted_pid=0, interrupted="<idle>:0", interrupted_comm="<idle>",
+               after=[timer(), thread_noise(0, 60000, "swapper/0")],
+               stack=SOFTIRQ_ON_IDLE_STACK)
+    assert attribute.classify(s, TYPICAL)[0] == "preemption off"
 
 
 def test_a_softirq_the_timer_interrupted_is_not_blocking():

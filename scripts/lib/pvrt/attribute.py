@@ -423,6 +423,24 @@ def is_measurement(s, frames):
     return any(func_of(f).startswith(_TOOL_FRAMES) for f in frames[:8])
 
 
+# The idle loop's own functions (kernel/sched/idle.c, x86's and cpuidle's
+# idle routines): the timer found the CPU idle when it interrupted one of
+# them, with no softirq between.
+_IDLE_LOOP = re.compile(r"^(pv_native_safe_halt|native_safe_halt|default_idle|"
+                        r"default_idle_call|arch_cpu_idle|cpuidle_|do_idle|cpu_idle_poll|"
+                        r"poll_idle|acpi_idle|acpi_safe_halt|intel_idle|mwait_idle|"
+                        r"cpu_startup_entry|start_secondary|rest_init|ct_idle_)")
+_SOFTIRQ_FRAMES = ("handle_softirqs", "__do_softirq", "do_softirq", "irq_exit_rcu",
+                   "irq_exit", "__irq_exit_rcu", "run_ksoftirqd")
+
+
+def in_idle_loop(frames):
+    """Whether FRAMES (interrupted_frames()) are the idle loop's: its top
+    frame is an idle routine and no softirq runs in them."""
+    return (bool(frames) and bool(_IDLE_LOOP.match(func_of(frames[0])))
+            and not any(func_of(f) in _SOFTIRQ_FRAMES for f in frames))
+
+
 def classify(s, base=None, depth=2, irq_offset=0):
     """Sample S's cause: (class, section key, details).  The part of
     components() that exceeds its typical value (BASE, baseline()) the most
@@ -449,11 +467,18 @@ def classify(s, base=None, depth=2, irq_offset=0):
     if excess[part] < MIN_EXCESS_NS or excess[part] < beyond / 2:
         return NEAR_TYPICAL, section, details
     cls = PART_CLASS[part]
-    idle = s["interrupted_pid"] == 0
-    if idle and part in ("irq_delay", "blocking"):
-        # The idle task "kept the CPU": the way out of idle (swapper's
-        # thread_noise), not a preemption-off section.
-        cls = "exit from idle"
+    idle_task = s["interrupted_pid"] == 0
+    if idle_task and part in ("irq_delay", "blocking"):
+        if in_idle_loop(frames):
+            # The idle task "kept the CPU" in its idle loop: the way out
+            # of idle (swapper's thread_noise), not a preemption-off section.
+            cls = "exit from idle"
+        else:
+            # Code the idle task ran (a softirq on an interrupt's exit):
+            # its own section, said to be on the idle task.
+            section += (" (softirq on idle)" if any(func_of(f) in _SOFTIRQ_FRAMES
+                                                    for f in frames)
+                        else " (idle task)")
     if part == "irq_work":
         name = _biggest(who["irq_work"]) or "(unnamed interrupt work)"
         key = f"{name} at {section}" if site else name

@@ -770,3 +770,29 @@ def test_rtla_s_stderr_is_its_own_section():
     assert re.search(r"> /tmp/attrib-hist 2> /tmp/attrib-rtla-stderr &", script)
     assert "Oops" not in "".join(section(text(), "attrib-hist"))
     assert section(text(), "attrib-rtla-stderr") == ["Oops, error disabling tracer"]
+
+
+# --- the load's work (second review, item 4) ------------------------------------------
+
+def test_the_guest_records_the_load_s_work():
+    script = text(GUEST)
+    assert "PVRT_LOAD_WORK=$work setsid stress-set" in script
+    assert "echo hackbench >> $work" in script and "--metrics-brief" in script
+    assert 'print "# load work:" w' in script
+    assert section(text(), "attrib-load") == [
+        "# load work: stress-set-console=1 stress-set-file-io=2 stress-set-fork=1"
+        " stress-set-memory=2 stress-set-proc=1"]
+
+
+@pytest.mark.parametrize("pattern,repl,want", [
+    (r"^PVRT-BEGIN attrib-load\n.*\nPVRT-END attrib-load rc=0\n", "",
+     "no record of the load's work"),
+    (r"^# load work: .*$", "# load work:", "the load (stress-set) reported no work"),
+    (r"^# load work: .*$", "# load work: hdd=0 cpu=120", "the load (stress-set) did no hdd"),
+    # The stress set stuck in one phase: alive, but not the load.
+    (r"^PVRT-PHASE (console|memory 31|file-io 32|proc 33).*\n", "",
+     "the stress set did not start every phase inside rtla's window"),
+])
+def test_a_load_that_did_not_work_is_not_a_result(pattern, repl, want):
+    probs = problems_of(mutate(pattern, repl, count=0))
+    assert any(want in p for p in probs), probs

@@ -689,11 +689,32 @@ def load_marks(text):
     return out
 
 
+# guest/stress-set's phases, one cycle.
+STRESS_SET_PHASES = ("memory", "file-io", "proc", "fork", "console")
+
+
+def check_work(work, load):
+    """Problems of a load whose WORK (console.load_work() of the guest's
+    "# load work:" line) says it did not work: no record, no work, or a
+    kind of work at 0 (report.judge_load()'s rule for one run)."""
+    if load == "none":
+        return []
+    if work is None:
+        return [f"no record of the load's work (no '# load work:' line): whether the load"
+                f" ({load}) worked is not known"]
+    if not work or not any(work.values()):
+        return [f"the load ({load}) reported no work"]
+    idle = sorted(k for k, v in work.items() if not v)
+    return [f"the load ({load}) did no {', '.join(idle)}"] if idle else []
+
+
 def check_load(marks, load, window):
     """Problems of a load that did not cover WINDOW ((first, last) trace
     time, s) of rtla's samples: it started after the first one, or ended
     before the last one (a load that ended by itself ends at its "end"
-    phase, or is not known to have lasted)."""
+    phase, or is not known to have lasted); a stress set that did not start
+    each of its phases inside the window (one stuck in a phase lives, but
+    is not the load)."""
     if load == "none":
         return []
     if marks["start"] is None or marks["stop"] is None or marks["clock"] is None:
@@ -701,6 +722,12 @@ def check_load(marks, load, window):
                 " rtla's window is not known"]
     first, last = (t + marks["clock"] for t in window)
     out = []
+    if load == "stress-set":
+        seen = {name for name, t in marks["phases"] if first <= t <= last}
+        missing = [p for p in STRESS_SET_PHASES if p not in seen]
+        if missing:
+            out.append("the stress set did not start every phase inside rtla's window"
+                       f" ({first:.2f}-{last:.2f} s): no {', '.join(missing)}")
     if marks["start"] > first:
         out.append(f"the load started at {marks['start']:.2f} s, after rtla's first sample"
                    f" ({first:.2f} s)")
@@ -842,11 +869,15 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
     # The load the guest ran is the one its PVRT-LOAD line names.
     if marks["load"] and load and marks["load"] != load:
         problems.append(f"the load was to be {load}, the log says {marks['load']} ran")
-    load = marks["load"] or load
+    load, work = marks["load"] or load, None
     if load is None:
         problems.append("which load ran is not known (no 'PVRT-LOAD start' line naming it)")
-    elif span:
-        problems += check_load(marks, load, (span[0] / 1e9, span[1] / 1e9))
+    else:
+        if span:
+            problems += check_load(marks, load, (span[0] / 1e9, span[1] / 1e9))
+        work = (console.load_work(secs["attrib-load"][1]) if "attrib-load" in secs
+                else None)
+        problems += check_work(work, load)
     irq_offset = irq_calibration(reference)
     base = baseline(reference, irq_offset)
     rows, shown = [], 12
@@ -886,7 +917,7 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
             "reference_over": sum(w["over_reference"] for w in windows.values()),
             "samples": rows, "problems": problems, "notes": notes,
             "reference_samples": len(reference), "outside_window": outside,
-            "windows": windows, "load_marks": marks,
+            "windows": windows, "load_marks": marks, "load_work": work,
             "window_s": [round(t / 1e9, 3) for t in span] if span else None,
             "irq_offset_ns": irq_offset,
             "baseline_us": {k: round(v / 1000, 1) for k, v in base.items()},

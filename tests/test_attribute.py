@@ -785,8 +785,6 @@ def test_the_guest_records_the_load_s_work():
 
 
 @pytest.mark.parametrize("pattern,repl,want", [
-    (r"^PVRT-BEGIN attrib-load\n.*\nPVRT-END attrib-load rc=0\n", "",
-     "no record of the load's work"),
     (r"^# load work: .*$", "# load work:", "the load (stress-set) reported no work"),
     (r"^# load work: .*$", "# load work: hdd=0 cpu=120", "the load (stress-set) did no hdd"),
     # The stress set stuck in one phase: alive, but not the load.
@@ -796,3 +794,17 @@ def test_the_guest_records_the_load_s_work():
 def test_a_load_that_did_not_work_is_not_a_result(pattern, repl, want):
     probs = problems_of(mutate(pattern, repl, count=0))
     assert any(want in p for p in probs), probs
+
+
+def test_a_stress_set_log_before_the_load_section_reads_its_phases():
+    log = mutate(r"^PVRT-BEGIN attrib-load\n.*\nPVRT-END attrib-load rc=0\n", "")
+    res = analysed(log)
+    assert res["problems"] == [], res["problems"]
+    assert res["load_work"] == console.load_work(section(text(), "attrib-load"))
+
+
+def test_a_load_without_its_work_record_is_not_a_result():
+    log = mutate(r"^PVRT-BEGIN attrib-load\n.*\nPVRT-END attrib-load rc=0\n", "")
+    log = mutate(r"^(PVRT-LOAD start \S+) stress-set", r"\1 hackbench", log)
+    probs = attribute.analyse(log)["problems"]
+    assert any("no record of the load's work" in p for p in probs), probs

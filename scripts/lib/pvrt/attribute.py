@@ -875,8 +875,14 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
     else:
         if span:
             problems += check_load(marks, load, (span[0] / 1e9, span[1] / 1e9))
-        work = (console.load_work(secs["attrib-load"][1]) if "attrib-load" in secs
-                else None)
+        if "attrib-load" in secs:
+            work = console.load_work(secs["attrib-load"][1])
+        elif load == "stress-set":
+            # A guest before the attrib-load section: the stress set's
+            # phases done are its PVRT-PHASE lines each followed by another.
+            work = {}
+            for name, _t in marks["phases"][:-1]:
+                work["stress-set-" + name] = work.get("stress-set-" + name, 0) + 1
         problems += check_work(work, load)
     irq_offset = irq_calibration(reference)
     base = baseline(reference, irq_offset)

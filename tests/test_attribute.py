@@ -869,3 +869,30 @@ def test_the_tracer_s_buffer_code_in_another_task_is_measurement():
     assert cls == "measurement"
     assert key == ("kworker/0:1 at ring_buffer_read_page < tracing_buffers_splice_read"
                    " < splice_file_to_pipe")
+
+
+# --- an ambiguous window (second review, item 7) --------------------------------------
+
+def test_windows_with_other_tail_samples_are_ambiguous():
+    """rtla's histogram {40: 1, 200: 1} fits three runs of this trace; the
+    first two hold tail sample #2, the third #4: which samples are rtla's
+    tail is not known."""
+    lat = [(1, 40), (2, 200), (3, 40), (4, 200)]
+    w = attribute.choose_window(lat, {40: 1, 200: 1}, 200)
+    assert w["matches"] == 3 and w["ambiguous"]
+    # Three runs of equal latencies hold the same (no) tail samples: the
+    # first is taken, and the span the load must cover is all of them.
+    w = attribute.choose_window([(1, 40), (2, 40), (3, 40)], {40: 2}, 100)
+    assert w["matches"] == 2 and not w["ambiguous"]
+    assert (w["first"], w["last"], w["span"]) == (1, 2, (1, 3))
+    assert attribute.choose_window([(1, 40), (3, 41)], {40: 1, 41: 1}, 100) is None
+
+
+def test_an_ambiguous_window_is_not_a_result(monkeypatch):
+    real = attribute.choose_window
+
+    def twice(lat, hist, p999):
+        w = real(lat, hist, p999)
+        return dict(w, matches=2, ambiguous=True)
+    monkeypatch.setattr(attribute, "choose_window", twice)
+    assert any("fits 2 runs of the trace" in p for p in problems_of(text()))

@@ -248,21 +248,13 @@ def segments(lat):
     return out
 
 
-def find_window(lat, hist):
-    """The run of consecutive samples of LAT ([(seq, us)], one CPU) whose
-    histogram is rtla's HIST ({us: count}, that CPU's thread column, the
-    overflows under key None are not allowed here): rtla counted the
-    samples of its own instance, started just after and stopped before the
-    trace's, so its window is a run of the trace's samples.
-
-    Returns (first seq, last seq, matches): matches is how many runs fit
-    (equal latencies at the edges may fit more than one; the first is
-    taken).  None if no run of the trace has rtla's histogram: the trace
-    or rtla lost samples, or a thread restarted inside the window."""
+def find_windows(lat, hist):
+    """Every run of consecutive samples of LAT ([(seq, us)], one CPU) whose
+    histogram is rtla's HIST ({us: count}): [(first seq, last seq)]."""
     n = sum(hist.values())
+    out = []
     if not n:
-        return None
-    found, first = 0, None
+        return out
     for seg in segments(lat):
         if len(seg) < n:
             continue
@@ -278,10 +270,48 @@ def find_window(lat, hist):
                         del cur[out_us]
                     cur[in_us] = cur.get(in_us, 0) + 1
             if cur == hist:
-                found += 1
-                if first is None:
-                    first = (seg[k][0], seg[k + n - 1][0])
-    return None if first is None else (first[0], first[1], found)
+                out.append((seg[k][0], seg[k + n - 1][0]))
+    return out
+
+
+def choose_window(lat, hist, p999):
+    """rtla's window among the runs of LAT ([(seq, us)], one CPU, in trace
+    order) with its histogram HIST, a window never spanning a restart:
+    {"epoch", "first", "last" (the first run), "matches": how many runs
+    fit, "ambiguous": whether they hold other tail samples (at or above
+    P999), "span": (first, last) of the runs of the first's epoch}; None
+    when no run fits."""
+    epoch_of = [ep for ep, _x in _epochs(lat, key=lambda x: x[0])]
+    found = []
+    for ep in sorted(set(epoch_of)):
+        part = [x for x, e in zip(lat, epoch_of) if e == ep]
+        found += [(ep, first, last) for first, last in find_windows(part, hist)]
+    if not found:
+        return None
+    tails = {frozenset((e, seq) for (seq, us), e in zip(lat, epoch_of)
+                       if e == ep and first <= seq <= last and p999 is not None
+                       and us >= p999) for ep, first, last in found}
+    ep, first, last = found[0]
+    same = [(f, la) for e, f, la in found if e == ep]
+    return {"epoch": ep, "first": first, "last": last, "matches": len(found),
+            "ambiguous": len(tails) > 1,
+            "span": (min(f for f, _ in same), max(la for _, la in same))}
+
+
+def find_window(lat, hist):
+    """The first run of consecutive samples of LAT ([(seq, us)], one CPU)
+    whose histogram is rtla's HIST ({us: count}, that CPU's thread column):
+    rtla counted the samples of its own instance, started just after and
+    stopped before the trace's, so its window is a run of the trace's
+    samples.
+
+    Returns (first seq, last seq, matches): matches is how many runs fit
+    (equal latencies at the edges may fit more than one: choose_window()
+    says whether they differ).  None if no run of the trace has rtla's
+    histogram: the trace or rtla lost samples, or a thread restarted
+    inside the window."""
+    found = find_windows(lat, hist)
+    return (found[0][0], found[0][1], len(found)) if found else None
 
 
 def interrupted_frames(stack):
@@ -808,29 +838,29 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
     windows = {}
     for cpu, h in sorted(hist["per_cpu"].items()):
         lat = [(seq, min(us, HIST_ENTRIES)) for seq, us in trace["lat"].get(cpu, [])]
-        epoch_of = []
-        for ep, (seq, _us) in _epochs(lat, key=lambda x: x[0]):
-            epoch_of.append(ep)
-        found = None
-        # A window never spans a restart: search each epoch on its own.
-        for ep in sorted(set(epoch_of)):
-            part = [x for x, e in zip(lat, epoch_of) if e == ep]
-            w = find_window(part, h)
-            if w:
-                found = (ep,) + w
-                break
+        epoch_of = [ep for ep, _x in _epochs(lat, key=lambda x: x[0])]
+        found = choose_window(lat, h, p999)
         if not found:
             problems.append(f"cpu{cpu}: no run of the trace's {len(lat)} samples has rtla's"
                             f" histogram ({sum(h.values())} samples): samples were lost, or"
                             " a timerlat thread restarted inside rtla's window")
             continue
-        windows[cpu] = {"epoch": found[0], "first": found[1], "last": found[2],
-                        "matches": found[3],
-                        "tail": sum(1 for x, e in zip(lat, epoch_of) if e == found[0]
-                                    and found[1] <= x[0] <= found[2] and p999 is not None
+        ep, first, last = found["epoch"], found["first"], found["last"]
+        if found["ambiguous"]:
+            problems.append(f"cpu{cpu}: rtla's histogram fits {found['matches']} runs of the"
+                            " trace that hold other samples at or above timerlat's p99.9:"
+                            " which are rtla's is not known")
+        elif found["matches"] > 1:
+            notes.append(f"cpu{cpu}: rtla's histogram fits {found['matches']} runs of the"
+                         " trace (equal latencies at their edges), all with the same tail"
+                         " samples: the first is taken, the load checked over them all")
+        windows[cpu] = {"epoch": ep, "first": first, "last": last,
+                        "matches": found["matches"], "span": found["span"],
+                        "tail": sum(1 for x, e in zip(lat, epoch_of) if e == ep
+                                    and first <= x[0] <= last and p999 is not None
                                     and x[1] >= p999),
                         "over_reference": sum(1 for x, e in zip(lat, epoch_of)
-                                              if e == found[0] and found[1] <= x[0] <= found[2]
+                                              if e == ep and first <= x[0] <= last
                                               and x[1] >= reference_us)}
     inside, outside = [], 0
     for cpu in sorted({s["cpu"] for s in trace["samples"]}):
@@ -862,9 +892,9 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
         if not mine:
             continue
         ref = mine[0]
-        first = ref["ts"] + (w["first"] - ref["seq"]) * period_ns
+        first = ref["ts"] + (w["span"][0] - ref["seq"]) * period_ns
         ref = mine[-1]
-        last = ref["ts"] + (w["last"] - ref["seq"]) * period_ns
+        last = ref["ts"] + (w["span"][1] - ref["seq"]) * period_ns
         span = (min(first, span[0]), max(last, span[1])) if span else (first, last)
     # The load the guest ran is the one its PVRT-LOAD line names.
     if marks["load"] and load and marks["load"] != load:

@@ -896,3 +896,15 @@ def test_an_ambiguous_window_is_not_a_result(monkeypatch):
         return dict(w, matches=2, ambiguous=True)
     monkeypatch.setattr(attribute, "choose_window", twice)
     assert any("fits 2 runs of the trace" in p for p in problems_of(text()))
+
+
+# --- restarts counted once (second review, item 8) ------------------------------------
+
+def test_a_restart_with_no_printed_sample_does_not_move_the_window():
+    """A timerlat thread that ran (and restarted) before the window without
+    a sample printed in full: the printed samples are lined up with the
+    "# lat" lines by position, not by restarts of their own."""
+    log = mutate(r"^(PVRT-BEGIN attrib-trace\n)", r"\1# lat 0 99999: 40 41\n")
+    res = analysed(log)
+    assert res["problems"] == [], res["problems"]
+    assert len(res["samples"]) == len(analysed()["samples"]) > 0

@@ -862,15 +862,32 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
                         "over_reference": sum(1 for x, e in zip(lat, epoch_of)
                                               if e == ep and first <= x[0] <= last
                                               and x[1] >= reference_us)}
-    inside, outside = [], 0
+    # Each printed sample's restart epoch is that of its place in the
+    # "# lat" lines (every sample, in trace order): the printed ones, a
+    # subsequence, are lined up with them by sequence number and latency.
+    # A sample at or above the filter's floor is always printed, so an
+    # earlier equal entry is never a tail sample's.
+    inside, outside, unplaced = [], 0, 0
     for cpu in sorted({s["cpu"] for s in trace["samples"]}):
-        for ep, s in _epochs([x for x in trace["samples"] if x["cpu"] == cpu],
-                             key=lambda x: x["seq"]):
-            w = windows.get(cpu)
+        lat = trace["lat"].get(cpu, [])
+        epoch_of = [ep for ep, _x in _epochs(lat, key=lambda x: x[0])]
+        pos, w = 0, windows.get(cpu)
+        for s in (x for x in trace["samples"] if x["cpu"] == cpu):
+            while pos < len(lat) and lat[pos] != (s["seq"], s["thread_ns"] // 1000):
+                pos += 1
+            if pos == len(lat):
+                unplaced += 1
+                outside += 1
+                continue
+            ep = epoch_of[pos]
+            pos += 1
             if w and ep == w["epoch"] and w["first"] <= s["seq"] <= w["last"]:
                 inside.append(s)
             else:
                 outside += 1
+    if unplaced:
+        problems.append(f"{unplaced} samples printed in full are not in the '# lat' lines,"
+                        " in their order")
     printed_from = trace["totals"]["printed_from_us"]
     tail = [s for s in inside if p999 is not None and s["thread_ns"] // 1000 >= p999]
     reference = [s for s in inside if s["thread_ns"] // 1000 < printed_from]

@@ -908,3 +908,13 @@ def test_a_restart_with_no_printed_sample_does_not_move_the_window():
     res = analysed(log)
     assert res["problems"] == [], res["problems"]
     assert len(res["samples"]) == len(analysed()["samples"]) > 0
+
+
+def test_the_table_says_the_reference_s_cut():
+    """Nit 11: the reference is every 100th sample below the guest's cut,
+    the higher of the histogram's p99 and the stack threshold."""
+    res = analysed()
+    cut = res["printed_from_us"]
+    assert cut == 74 > res["stack_threshold_us"]
+    assert (f"median of {res['reference_samples']} below {cut} us (the higher of the"
+            " histogram's p99 and the stack threshold)") in attribute.table("x", res, 3)

@@ -744,7 +744,9 @@ def check_load(marks, load, window):
     before the last one (a load that ended by itself ends at its "end"
     phase, or is not known to have lasted); a stress set that did not start
     each of its phases inside the window (one stuck in a phase lives, but
-    is not the load)."""
+    is not the load).  The marks and the clock offset are /proc/uptime, in
+    10 ms steps: a margin the guest's 3 s warm-up and its stop after rtla
+    exited exceed by far."""
     if load == "none":
         return []
     if marks["start"] is None or marks["stop"] is None or marks["clock"] is None:
@@ -970,6 +972,7 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
             "reference_over": sum(w["over_reference"] for w in windows.values()),
             "samples": rows, "problems": problems, "notes": notes,
             "reference_samples": len(reference), "outside_window": outside,
+            "printed_from_us": printed_from,
             "windows": windows, "load_marks": marks, "load_work": work,
             "window_s": [round(t / 1e9, 3) for t in span] if span else None,
             "irq_offset_ns": irq_offset,
@@ -1066,8 +1069,9 @@ def table(variant, res, top):
         return head + "\n  no sample in the tail, nothing to attribute"
     base = res.get("baseline_us")
     if base and res.get("reference_samples"):
-        head += (f"\n  a typical sample (median of {res['reference_samples']} below the"
-                 f" p99), us: " + ", ".join(f"{k} {v}" for k, v in base.items())
+        head += (f"\n  a typical sample (median of {res['reference_samples']} below"
+                 f" {res['printed_from_us']} us (the higher of the histogram's p99 and the"
+                 " stack threshold)), us: " + ", ".join(f"{k} {v}" for k, v in base.items())
                  + "\n  each tail sample's class: the part that exceeds its typical value"
                  f" most, if by {MIN_EXCESS_NS // 1000} us and half of the sample's excess")
     lines = [head, f"  {'#':>2} {'share':>6} {'n':>4} {'worst us':>8}  {'class':22} section"]

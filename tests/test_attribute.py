@@ -918,3 +918,9 @@ def test_the_table_says_the_reference_s_cut():
     assert cut == 74 > res["stack_threshold_us"]
     assert (f"median of {res['reference_samples']} below {cut} us (the higher of the"
             " histogram's p99 and the stack threshold)") in attribute.table("x", res, 3)
+
+
+def test_a_printed_sample_not_in_the_lat_lines_is_not_a_result():
+    log = mutate(r"(context thread timer_latency +)237608 ns", r"\g<1>937608 ns")
+    assert any("1 samples printed in full are not in the '# lat' lines" in p
+               for p in problems_of(log)), problems_of(log)

@@ -875,14 +875,14 @@ def analyse(text, reference_us=None, symbols=None, depth=2, load=None):
         epoch_of = [ep for ep, _x in _epochs(lat, key=lambda x: x[0])]
         pos, w = 0, windows.get(cpu)
         for s in (x for x in trace["samples"] if x["cpu"] == cpu):
-            while pos < len(lat) and lat[pos] != (s["seq"], s["thread_ns"] // 1000):
-                pos += 1
-            if pos == len(lat):
+            at = pos
+            while at < len(lat) and lat[at] != (s["seq"], s["thread_ns"] // 1000):
+                at += 1
+            if at == len(lat):
                 unplaced += 1
                 outside += 1
                 continue
-            ep = epoch_of[pos]
-            pos += 1
+            ep, pos = epoch_of[at], at + 1
             if w and ep == w["epoch"] and w["first"] <= s["seq"] <= w["last"]:
                 inside.append(s)
             else:

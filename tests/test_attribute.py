@@ -924,3 +924,29 @@ def test_a_printed_sample_not_in_the_lat_lines_is_not_a_result():
     log = mutate(r"(context thread timer_latency +)237608 ns", r"\g<1>937608 ns")
     assert any("1 samples printed in full are not in the '# lat' lines" in p
                for p in problems_of(log)), problems_of(log)
+
+
+def test_the_guest_stops_the_whole_load(tmp_path):
+    """Nits 9-10: the load runs as a process group of its own, without the
+    trace pipe (fd 3), and stop_load() leaves none of its processes, a
+    child writing (the console phase's seq) included; its work is noted."""
+    script = text(GUEST)
+    fns = script[script.index("work=/tmp/attrib-load-work"):script.index("# Keep, per CPU")]
+    fns = fns.replace("/tmp/attrib-load-work", str(tmp_path / "work"))
+    fake = tmp_path / "stress-set"
+    fake.write_text('#!/bin/sh\necho stress-set-memory >> "$PVRT_LOAD_WORK"\n'
+                    'ls -l /proc/$$/fd/ > "$PVRT_LOAD_WORK.fds"\n'
+                    # A child of another name, as the console phase's seq.
+                    'sleep 30 &\nsleep 30\n')
+    fake.chmod(0o755)
+    run = (fns + "\nsecs=1; warmup=0; load=stress-set\nnow() { echo 1.0; }\n"
+           "exec 3< /dev/null\nstart_load\nsleep 0.5\nstop_load\n"
+           "sleep 0.2\nps -o pid= -g \"$lpid\" || true\n")
+    out = subprocess.run(["sh", "-c", run], capture_output=True, text=True, timeout=30,
+                         env=dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}"))
+    lines = out.stdout.split("\n")
+    assert lines[0] == "PVRT-LOAD start 1.0 stress-set" and lines[1].startswith(
+        "PVRT-LOAD stop 1.0 running"), out
+    assert [ln for ln in lines[2:] if ln.strip()] == [], out
+    assert (tmp_path / "work").read_text() == "stress-set-memory\n"
+    assert " 3 -> " not in (tmp_path / "work.fds").read_text()

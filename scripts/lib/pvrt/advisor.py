@@ -435,7 +435,7 @@ def lockstat_twin(top, name):
 def boot_advisor(top, tree, name, secs, load, results_dir, smp=2):
     """Build and boot NAME's twin under LOAD for SECS; returns the console text."""
     var = lockstat_twin(top, name)
-    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
+    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.out_name)
     build.build_variant(top, tree, var, out, log=log)
     log_path = os.path.join(results_dir, f"{name}.log")
     log(f"{name}: booting {var.name} (-smp {smp}), {secs} s of {load} with lock_stat")

@@ -9,7 +9,7 @@ import argparse
 import os
 import shutil
 
-from pvrt import base, gitutil, logs, series
+from pvrt import base, build, gitutil, logs, series
 from pvrt.errors import PvrtError, entry
 
 APPLIED_REF = "refs/pvrt/applied"
@@ -64,7 +64,9 @@ def apply_plain_tree(top, tree):
 
 
 def refresh_workspace(top, ws, src, force):
-    """build/linux: a clone of the base with the series applied from the sources."""
+    """build/linux: a clone of the base with the series applied from the
+    sources, and build/linux-base beside it: a detached worktree at the base
+    (refs/pvrt/base), where the "tree base" variants are built."""
     cache_git = base.base_repo(src)
     base_commit = gitutil.out(["git", "--git-dir", cache_git, "rev-parse", base.BASE_REF])
     if is_git_tree(ws):
@@ -98,6 +100,9 @@ def refresh_workspace(top, ws, src, force):
     # reset rewrites only the files that differ, so make keeps its work for the rest.
     gitutil.run(["git", "-C", ws, "reset", "-q", "--hard" if force else "--keep", tip])
     gitutil.run(["git", "-C", ws, "update-ref", APPLIED_REF, tip])
+    # The stock baselines ("tree base" variants) are built from the base
+    # itself, in a detached worktree beside the workspace.
+    build.ensure_base_tree(ws, log=log)
     return tip
 
 

@@ -207,9 +207,9 @@ def main(argv=None):
     append = args.append
     kernel, modroot = args.kernel, args.modules
     if args.variant:
-        from pvrt.build import Variant, kernel_image
+        from pvrt.build import Variant, kernel_image, out_dir
         var = Variant(args.variant, top)
-        out = os.path.join(bdir, "out", var.build_name)
+        out = out_dir(top, args.variant, bdir)
         kernel = kernel or kernel_image(out)
         modroot = modroot or os.path.join(out, "modroot")
         append = " ".join(var.cmdline + [append]).strip()

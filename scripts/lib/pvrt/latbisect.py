@@ -245,7 +245,10 @@ def main(argv=None):
                  " (or give --threshold)")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     log = logs.logger("latency-bisect")
-    build.Variant(args.variant, top)            # fail early on a typo, before applying
+    if build.Variant(args.variant, top).from_base:      # fails early on a typo too
+        raise BisectError(f"variant {args.variant} is built from the series' base (tree base),"
+                          " the same kernel at every commit: bisect a variant built from the"
+                          " series tree (project, ...)")
     tree = os.path.abspath(args.tree) if args.tree else experiment.apply_tree(top, bdir, log)
     try:
         # ^{commit}: an annotated tag names its commit, not the tag object.

@@ -890,6 +890,8 @@ def main(args, argv, run=subprocess.run):
             "variants": args.variants, "load": args.load, "seconds": secs, "runs": runs,
             "kernel_config": kc, "base_config": "allnoconfig", "target": tgt.url,
             "reboot": args.target_reboot, "board": hw, "rigs": ["smp1"],
+            "kernel_trees": {v: build.source_text(outs[build.Variant(v, top).build_name])
+                             for v in args.variants},
             **experiment.tree_ids(tree)}
     save(meta, os.path.join(results_dir, "meta.json"))
     results = os.path.join(results_dir, "results.json")

@@ -44,7 +44,7 @@ def boot_traced(top, name, secs, load, results_dir):
     """Boot the built traced twin of NAME under LOAD for SECS: the worst
     section of every second (a row of kind "trace")."""
     var = traced(top, name)
-    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
+    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.out_name)
     log_path = os.path.join(results_dir, f"{name}-trace.log")
     log(f"{name}: booting {var.name} (-smp 1 -icount), {secs} s of {load} under the tracer")
     res = boot.boot(build.kernel_image(out), f"latency-trace {secs} {load}", log_path,
@@ -58,8 +58,8 @@ def boot_traced(top, name, secs, load, results_dir):
 
 def trace_variant(top, tree, name, secs, load, results_dir):
     var = traced(top, name)
-    build.build_variant(top, tree, var, os.path.join(os.environ["PVRT_BUILD"], "out", var.name),
-                        log=log)
+    build.build_variant(top, tree, var,
+                        os.path.join(os.environ["PVRT_BUILD"], "out", var.out_name), log=log)
     return boot_traced(top, name, secs, load, results_dir)
 
 

@@ -131,7 +131,7 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None,
             isolated=False):
     """One cyclictest run: a row of kind "latency"."""
     var = build.Variant(variant, top)
-    out = out or os.path.join(bdir, "out", var.build_name)
+    out = out or build.out_dir(top, variant, bdir)
     rig = rig_name(cpus, isolated)
     log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}"
                             + ("" if rig == "smp1" else f"-{rig}") + ".log")
@@ -143,7 +143,7 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None,
                     append=" ".join(append), timeout=cpus * secs * 20 + 600)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems(),
-           "provenance": provenance(res), "cpus": cpus, "isolated": isolated, "rig": rig}
+           "provenance": provenance(res, out), "cpus": cpus, "isolated": isolated, "rig": rig}
     judge_cyclictest(row, res, isolated)
     row["kunit"] = kunit_counts(tree, log_path)
     return row
@@ -171,10 +171,17 @@ def judge_cyclictest(row, res, isolated=False):
             row["problems"] += sample_problems(row)
 
 
-def provenance(res):
+def provenance(res, out=None):
     """The record of what a boot measured on: the guest's `uname -v` and
-    /proc/cmdline, the QEMU and guest userspace versions, the host."""
-    return dict(console.provenance(res.text), **boot.host_provenance())
+    /proc/cmdline, the QEMU and guest userspace versions, the host; with
+    the build directory OUT, the tree its kernel came from ("kernel_tree":
+    "base <commit>" for a stock baseline built from the series' base,
+    "series <commit>" otherwise)."""
+    rec = dict(console.provenance(res.text), **boot.host_provenance())
+    tree = build.source_text(out) if out else None
+    if tree:
+        rec["kernel_tree"] = tree
+    return rec
 
 
 def sample_problems(row):
@@ -256,7 +263,7 @@ def measure_rtla(top, variant, out, secs, load, results_dir):
                     append=" ".join(var.cmdline), timeout=secs * 40 + 600)
     secs_ = res.sections()
     row = {"kind": "rtla", "variant": variant, "load": load, "seconds": secs, "log": log_path,
-           "problems": res.problems(), "provenance": provenance(res)}
+           "problems": res.problems(), "provenance": provenance(res, out)}
     row.update(parse_rtla(secs_.get("rtla-top", (1, []))[1], secs_.get("rtla-aa", (1, []))[1]))
     if row.get("samples") is None and not row["problems"]:
         row["problems"] = ["no rtla timerlat summary line"]
@@ -282,7 +289,7 @@ def measure_chain(top, out, secs, results_dir):
     rows = torture.verdicts(scens, res, durations, "project/icount")
     for row, sc in zip(rows, scens):
         lock = next(p.split("=", 1)[1] for p in sc.params if p.startswith("lock="))
-        row.update(kind="chain", variant="project", lock=lock, provenance=provenance(res),
+        row.update(kind="chain", variant="project", lock=lock, provenance=provenance(res, out),
                    problems=[] if row["ok"] else [chain_problem(sc.name, row)])
     return rows
 
@@ -704,7 +711,7 @@ def main(argv=None):
     for v in args.trace:
         var = tracelat.traced(top, v)
         t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
-        build.build_variant(top, tree, var, os.path.join(bdir, "out", var.name), log=log)
+        build.build_variant(top, tree, var, os.path.join(bdir, "out", var.out_name), log=log)
         progress.end(f"build/{var.name}", f"build {var.name}", t)
     if args.rtla:
         t = progress.start("build/rtla", "build rtla (tools/tracing/rtla)", 30)
@@ -730,6 +737,8 @@ def main(argv=None):
             "runs": args.runs, "kernel_config": kc, "base_config": args.base,
             "full": args.full, "soak": args.soak,
             "rigs": [rig_name(c, i) for c, i in args.rigs],
+            # The tree each kernel came from: the stock baselines' is the base.
+            "kernel_trees": {v: build.source_text(outs[v]) for v in args.variants},
             **experiment.tree_ids(tree)}
     if old_meta is not None:
         # The run keeps the record of how it started; each resumption is added.

@@ -712,11 +712,12 @@ def test_tuned_stock_differs_only_by_the_series(tmp_path, monkeypatch, capsys, l
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     seen = []
     monkeypatch.setattr(check.build, "configure",
-                        lambda top, tree, var, out: seen.append((var.name, out)))
+                        lambda top, tree, var, out: seen.append((var.name, out, var.from_base)))
     monkeypatch.setattr(check.build, "not_series_difference", lambda a, b, tree: left)
     c = check.Check(argparse.Namespace(only="x86_64"))
     c.tuned_stock_config(str(tmp_path / "out"))
-    assert seen and seen[0][0] == "stock-tuned"
+    # Configured from the base (in the check tree's base worktree): stock code.
+    assert seen and seen[0][0] == "stock-tuned" and seen[0][2] is True
     assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
     if not ok:
         assert "CONFIG_HZ_1000: y / n" in capsys.readouterr().out

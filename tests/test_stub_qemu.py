@@ -180,6 +180,9 @@ def validate_stub(tmp_path, monkeypatch, capsys):
             f.write(b"\0")
         with open(os.path.join(os.path.dirname(image), "console"), "w") as f:
             f.write(consoles[var.name])
+        # What build_variant records: the base commit for a stock baseline.
+        with open(os.path.join(out, build.SOURCE_FILE), "w") as f:
+            json.dump({"tree": var.tree, "commit": ("b" if var.from_base else "t") * 40}, f)
         return out
 
     monkeypatch.setattr(build, "build_variant", build_variant)
@@ -393,6 +396,13 @@ def test_every_run_records_what_booted_and_summary_json_judges(validate_stub, tm
     (rdir,) = (tmp_path / "build" / "report").iterdir()
     md = (rdir / "report.md").read_text()
     assert "- booted stock: `#1 SMP PREEMPT_RT Tue Nov 24`, command line" in md
+    # Which tree each kernel came from: the stock baseline from the base.
+    assert prov["kernel_tree"] == "base " + "b" * 12
+    project = next(r for r in rows if r["variant"] == "project")
+    assert project["provenance"]["kernel_tree"] == "series " + "t" * 12
+    assert "`, built from the base tree at bbbbbbbbbbbb" in md
+    assert json.loads((rdir / "meta.json").read_text())["kernel_trees"] == {
+        "stock": "base " + "b" * 12, "project": "series " + "t" * 12}
     assert "instruction-counted latency" in md and "`rep` string instruction" in md
     summ = json.loads((rdir / "summary.json").read_text())
     assert summ["invalid_runs"] == 1 and summ["all_goals_met"] is False

@@ -334,3 +334,34 @@ def test_a_tuned_stock_kernel_that_differs_in_a_base_option_is_refused(tmp_path,
         "CONFIG_HZ_1000=y\n# CONFIG_PV_MUTEX is not set\n")
     (tmp_path / "out" / "project" / ".config").write_text("CONFIG_HZ_1000=y\nCONFIG_PV_MUTEX=y\n")
     validate.tuned_check(outs, "tree")
+
+
+def test_the_tuned_stock_kernel_is_built_from_the_base(tmp_path, monkeypatch):
+    """project / stock-tuned is what the series' code earns only when
+    stock-tuned has none of it: validate builds it from the series' base
+    (its Variant says so) and the project kernel from the series tree,
+    then compares their .configs."""
+    _no_build(monkeypatch, tmp_path)
+    seen = []
+
+    def build_variant(top, tree, var, *a, **k):
+        seen.append((var.name, var.from_base))
+        out = tmp_path / "out" / var.out_name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".config").write_text("CONFIG_HZ_1000=y\n")
+        return str(out)
+
+    class Planned(Exception):
+        pass
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    monkeypatch.setattr(build, "series_entries", lambda tree: {})
+    checked = []
+    real_check = validate.tuned_check
+    monkeypatch.setattr(validate, "tuned_check",
+                        lambda outs, tree: (checked.append(dict(outs)), real_check(outs, tree)))
+    monkeypatch.setattr(validate, "plan", lambda *a: (_ for _ in ()).throw(Planned()))
+    with pytest.raises(Planned):
+        validate.main(["--variants", "stock-tuned,project", "--no-devices"])
+    assert seen == [("stock-tuned", True), ("project", False)]
+    assert checked[0]["stock-tuned"] == str(tmp_path / "out" / "stock-tuned-base")

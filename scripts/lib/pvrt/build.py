@@ -20,14 +20,18 @@ The configuration is allnoconfig plus the fragments (KCONFIG_ALLCONFIG), or
 the "base" target's configuration with the fragments merged into it
 (scripts/kconfig/merge_config.sh), and every fragment line is checked against
 the resulting .config: an option that Kconfig silently dropped (a missing
-dependency, a typo) is an error.  A "tree base" variant runs make in the
-base worktree, a detached git worktree of the series tree at refs/pvrt/base
-beside it (build/linux-base for build/linux), which scripts/apply creates or
-moves and nothing edits; its fragments still come from the series tree and
-the repository, and its build goes to build/out/<variant>-base.  With a user's .config (scripts/validate
+dependency, a typo) is an error.  With a user's .config (scripts/validate
 --kernel-config) that file replaces allnoconfig or the base target, the build
 goes to build/out/<variant>-kc-<digest of the file>, and the options the
 fragments had to change in it are listed.
+
+A "tree base" variant (stock, stock-tuned, stock-pcp0, board-stock) runs
+make in the base worktree: a detached git worktree of the series tree at
+its refs/pvrt/base, beside it (build/linux-base for build/linux), which
+scripts/apply creates or moves and nothing edits.  Its fragments still come
+from the series tree and the repository, its build goes to
+build/out/<variant>-base, and the build directory records the commit it
+came from (pvrt-source.json).
 """
 
 import argparse
@@ -536,8 +540,10 @@ def main(argv=None):
         epilog="example:\n  scripts/build project        # build/out/project/arch/x86/boot/bzImage",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("variant", help="a file in variants/: stock, project, rt, ...")
-    ap.add_argument("--tree", help="kernel tree (default: build/linux)")
-    ap.add_argument("--out", help="build directory (default: build/out/VARIANT)")
+    ap.add_argument("--tree", help="the series tree (default: build/linux); a 'tree base'"
+                    " variant is built in TREE-base, at TREE's refs/pvrt/base")
+    ap.add_argument("--out", help="build directory (default: build/out/VARIANT, or"
+                    " build/out/VARIANT-base for a 'tree base' variant)")
     args = ap.parse_args(argv)
     top = os.environ["PVRT_TOP"]
     tree = os.path.abspath(args.tree or os.path.join(os.environ["PVRT_BUILD"], "linux"))

@@ -149,6 +149,9 @@ def test_bad_input_is_refused_before_anything_is_built(tree, tmp_path, monkeypat
         latbisect.main([rev[0], rev[2], "--tree", str(tree), "--runs", "3"])
     with pytest.raises(Exception, match="no variant"):
         latbisect.main([rev[0], rev[2], "--tree", str(tree), "--variant", "nosuch"])
+    # A stock baseline is built from the base: the same kernel at every step.
+    with pytest.raises(latbisect.BisectError, match="stock-tuned is built from the series' base"):
+        latbisect.main([rev[0], rev[2], "--tree", str(tree), "--variant", "stock-tuned"])
 
 
 def _stub(monkeypatch, tmp_path, broken=()):

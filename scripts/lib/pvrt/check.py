@@ -423,10 +423,12 @@ class Check:
                           "\n".join(warned) or self.tail(res.stdout + res.stderr))
 
     def tuned_stock_config(self, out):
-        """variants/stock-tuned, configured (not built) in the check tree,
-        differs from the project kernel's .config only in options the
-        series adds: the baseline credits the configuration to the
-        configuration, and the project's figures over it to the series."""
+        """variants/stock-tuned, configured (not built) from the check
+        tree's base (tree base: build/check/linux-base, with the fragments
+        of the check tree), differs from the project kernel's .config only
+        in options the series adds: the baseline credits the configuration
+        to the configuration, and the project's figures over it to the
+        series."""
         name = "stock-tuned differs from project only in options the series adds"
         if out is None:
             self.res.case("x86_64", name, False, "not checked: the project kernel did not build")

@@ -372,11 +372,12 @@ def test_the_base_worktree_follows_the_base(tmp_path):
 def test_every_stock_baseline_is_built_from_the_base():
     """The baselines the report divides by are stock code; the project's
     kernels are built from the series."""
-    for name in ("stock", "stock-tuned", "stock-pcp0", "board-stock"):
+    for name in ("stock", "stock-tuned", "stock-pcp0", "board-stock", "rt"):
         assert build.Variant(name, REPO).from_base, name
     for name in ("threadirqs", "stock-tuned-threadirqs"):
         assert build.Variant(build.Variant(name, REPO).build_name, REPO).from_base, name
         assert build.out_dir(REPO, name, "/b") == \
             f"/b/out/{build.Variant(name, REPO).same_build}-base"
-    for name in ("project", "project-before", "project-noconv", "rt", "board", "devices"):
+    for name in ("project", "project-before", "project-noconv", "project-rt", "board",
+                 "devices"):
         assert not build.Variant(name, REPO).from_base, name

@@ -216,7 +216,7 @@ def test_latency_over_time_and_stress_phases():
             "       0:    5000:      31", "       0:   10000:    2507",
             "000010 000123", "# Min Latencies: 00010"]
     start, series = console.cyclictest_series(body)
-    assert start == 3.5 and series == [(1.0, 31), (2.0, 2507)]
+    assert start == 3.5 and series == [(1.0, 31, 0), (2.0, 2507, 0)]
     text = "[ 1.0] x\nPVRT-PHASE memory 3.79\nPVRT-PHASE fork 5.41\n[ 2.0] PVRT-PHASE no\n"
     assert console.phases(text) == [("memory", 3.79), ("fork", 5.41)]
 
@@ -345,7 +345,7 @@ def test_latency_over_time_puts_each_window_at_its_end():
             "       0:    4999:      31", "       1:     100:      40",
             "       0:    5001:    2507", "       1:    9999:      12"]
     start, series = console.cyclictest_series(body)
-    assert start == 3.5 and series == [(1.0, 31), (1.0, 40), (2.0, 2507), (2.0, 12)]
+    assert start == 3.5 and series == [(1.0, 31, 0), (1.0, 40, 1), (2.0, 2507, 0), (2.0, 12, 1)]
 
 
 def test_ikt_report_marked_lines_and_a_kernel_message_between():
@@ -460,3 +460,32 @@ def test_bracket_lines_and_a_repeated_headline_are_not_splats():
     assert [ln for _, ln in console.splats(twice)] == [
         "rtmutex_lock-torture: PI checks: 692 (boost 13, deboost 679)  Inconclusive: 15"
         "  Violations: 46 (boost 11, deboost 35) !!!"]
+
+
+def test_a_kernel_message_glued_to_a_guest_line_is_a_line_of_its_own():
+    """The PREEMPT_RT run 1 of the idle smp1/smp2 floor run (20261124-200324)
+    lost its section: the kernel printed "cyclictest (81) used greatest stack
+    depth" into the marker line, which then read "PVRT-BEGIN
+    cyclictest[   69.043283] ...".  The message is split off and the guest
+    line joined with its rest, the next line without a time stamp."""
+    msg = "cyclictest (81) used greatest stack depth: 13000 bytes left"
+    text = (f"PVRT-BEGIN cyclictest[   69.043283] {msg}\n\n# x\nPVRT-END cyclictest rc=0\n")
+    assert console.sections(text) == {"cyclictest": (0, ["# x"])}
+    assert console.lines(text)[:2] == [msg, "PVRT-BEGIN cyclictest"]
+    # A number cut in two: the digits after the message belong to it; a
+    # second kernel line in between is a line too.
+    assert console.lines("# Max Latencies: 0[   12.345678] clocksource: tsc\n"
+                         "[   12.345679] eth0: up\n0310\nnext\n") == [
+        "clocksource: tsc", "eth0: up", "# Max Latencies: 00310", "next"]
+    assert console.lines("a [1.5] b\n[    1.000001] c\n") == ["a [1.5] b", "c"]
+    assert console.lines("tail[    1.000001] c") == ["c", "tail"]
+    # Glued after a space; two messages in one guest line; a kernel line
+    # with a kernel message glued to it joins no guest line (the review's
+    # reproducer lost the PVRT-END marker).
+    assert console.lines("# Max Latencies: [   12.345678] msg\n00310\n") == [
+        "msg", "# Max Latencies: 00310"]
+    assert console.lines("ab[    1.000001] m1\ncd[    1.000002] m2\nef\n") == [
+        "m1", "m2", "abcdef"]
+    assert console.lines("[    1.000000] k1[    1.000001] k2\nPVRT-END cyclictest rc=0\n") == [
+        "k1", "k2", "PVRT-END cyclictest rc=0"]
+    assert console.lines("  [    1.000000] indented\n") == ["indented"]

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from pvrt import report, validate
+from pvrt import console, report, validate
 
 
 def lat(variant, run_no, hist, mx, load="stress-set"):
@@ -399,3 +399,19 @@ def test_chain_goal_in_units_of_the_measured_handoff():
     (h,) = report.headline([dict(row, wait_max_us=46626 + 200, verdict="FAILURE",
                                  problems=["PVLOCK09: verdict FAILURE"])])
     assert h[3] == "missed: 2.3 x T_handoff over T_cs"
+
+
+def test_a_two_cpu_runs_windows_are_one_line_per_cpu():
+    """cyclictest -t 2 -a prints its threads' windows interleaved in console
+    order; drawn as one line, the stock-tuned smp2 panel of the FULL run went
+    back in time.  Each CPU's windows are their own series, in time order;
+    results saved before the thread was recorded are thread 0."""
+    body = ["# cyclictest start uptime 3.50 interval 200 reduce 5000",
+            "       0:    4000:      31", "       1:    4999:      40",
+            "       1:    9000:      45", "       1:   14000:      44",
+            "       0:    6000:      33", "       0:   12000:      32"]
+    _, series = console.cyclictest_series(body)
+    per = report.series_by_thread(series)
+    assert per == {0: [(1.0, 31), (2.0, 33), (3.0, 32)], 1: [(1.0, 40), (2.0, 45), (3.0, 44)]}
+    assert all(xs == sorted(xs) for xs in ([t for t, _ in p] for p in per.values()))
+    assert report.series_by_thread([[1.0, 5], [2.0, 7]]) == {0: [(1.0, 5), (2.0, 7)]}

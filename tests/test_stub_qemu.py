@@ -110,7 +110,7 @@ def test_validate_measure_and_table_from_the_stub(stub, tmp_path, monkeypatch):
     row = validate.measure(os.environ["PVRT_TOP"], str(tmp_path / "build"), "tree", "stock", 2,
                            "stress-set", 1, str(tmp_path), str(out))
     assert (row["samples"], row["min"], row["max"], row["p99"]) == (10000, 8, 310, 12)
-    assert row["series"] == [(1.0, 40), (2.0, 310)] and row["phases"] == [("memory", 0.0)]
+    assert row["series"] == [(1.0, 40, 0), (2.0, 310, 0)] and row["phases"] == [("memory", 0.0)]
     table = report.text_table(report.LAT_HEAD, report.latency_table([row]))
     assert table.splitlines()[2].split() == ["stock", "stress-set", "1", "10000", "8", "10.4",
                                              "12", "12", "12", "310", "310", "310"]
@@ -198,9 +198,21 @@ def validate_stub(tmp_path, monkeypatch, capsys):
 
 
 # A kernel message written into cyclictest's summary line.
-CONSOLE_GARBLED = CONSOLE_OK.replace(
+# Bytes lost in the UART (an overrun): the line cannot be read.
+CONSOLE_GARBLED = CONSOLE_OK.replace("# Max Latencies: 00310", "# Max Lacies: 00310")
+# A kernel message printed into the line: the line is joined again.
+CONSOLE_GLUED = CONSOLE_OK.replace(
     "# Max Latencies: 00310",
     "# Max Latencies: 0[   12.345678] clocksource: Switched to clocksource tsc\n0310")
+
+
+def test_a_kernel_message_printed_into_the_summary_is_read_around(validate_stub):
+    """A kernel message in the middle of cyclictest's summary line leaves the
+    run valid, with the maximum cyclictest printed (310, not 0)."""
+    rc, rows, _ = validate_stub({"stock": CONSOLE_OK, "project": CONSOLE_GLUED},
+                                "--runs", "1", "--jobs", "1")
+    (row,) = [r for r in rows if r["variant"] == "project"]
+    assert row["problems"] == [] and row["max"] == 310 and row["samples"] == 10000
 
 
 def test_a_garbled_cyclictest_section_is_the_runs_problem(validate_stub):

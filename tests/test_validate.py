@@ -365,3 +365,71 @@ def test_the_tuned_stock_kernel_is_built_from_the_base(tmp_path, monkeypatch):
         validate.main(["--variants", "stock-tuned,project", "--no-devices"])
     assert seen == [("stock-tuned", True), ("project", False)]
     assert checked[0]["stock-tuned"] == str(tmp_path / "out" / "stock-tuned-base")
+
+
+@pytest.mark.parametrize("argv,out", [(["--full"], "stock-trace-x86_64_defconfig"),
+                                      (["--full", "--base", "allnoconfig"], "stock-trace")])
+def test_the_traced_twin_starts_from_the_measured_kernels_base(tmp_path, monkeypatch, argv, out):
+    """The tracer names the sections of the kernel measured: under --full
+    (x86_64_defconfig) its twin is built and booted from x86_64_defconfig
+    too, not from the allnoconfig-based variant (the FULL run of stop 31
+    traced 585-option kernels beside 1621-option measured ones)."""
+    _no_build(monkeypatch, tmp_path)
+    built, booted = [], []
+
+    def build_variant(top, tree, var, out_dir=None, **k):
+        built.append((var.name, var.base_target, os.path.basename(out_dir or "")))
+        return str(tmp_path / "out" / var.out_name)
+
+    class Booted(Exception):
+        pass
+
+    def boot(image, cmd, log_path, **k):
+        booted.append(image)
+        raise Booted
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    monkeypatch.setattr(validate, "measure", lambda *a, **k: pytest.fail("measured"))
+    monkeypatch.setattr(validate.experiment, "build_rtla", lambda *a: "rtla")
+    monkeypatch.setattr(validate.tracelat.boot, "boot", boot)
+    monkeypatch.setattr(validate, "plan", lambda args, *a: [
+        j for j in validate_plan(args, *a) if j.key.startswith("trace/")])
+    with pytest.raises((Booted, SystemExit, validate.ValidateError)):
+        validate.main(argv + ["--variants", "stock", "--no-devices", "--runs", "1"])
+    twins = [b for b in built if b[0] == "stock-trace"]
+    assert twins and twins[0][2] == out
+    assert booted and f"/out/{out}/" in booted[0]
+
+
+validate_plan = validate.plan
+
+
+def test_report_reads_an_older_two_cpu_runs_series_per_thread_from_its_log(tmp_path):
+    """Results saved before the series named each window's thread: --report
+    reads the series again from the run's log (when it is that run's), so
+    that an older smp2 run is drawn one line per CPU too."""
+    log = tmp_path / "run.log"
+    log.write_text("PVRT-BEGIN cyclictest\n# cyclictest start uptime 3.50 interval 200"
+                   " reduce 5000\n       0:    4000:      31\n       1:    4999:      40\n"
+                   "       0:    6000:      33\nPVRT-END cyclictest rc=0\n")
+    old = {"threads": [{}, {}], "log": str(log), "series": [[1.0, 31], [1.0, 40], [2.0, 33]]}
+    assert validate.thread_series(dict(old))["series"] == [(1.0, 31, 0), (1.0, 40, 1),
+                                                           (2.0, 33, 0)]
+    other = dict(old, series=[[1.0, 31], [1.0, 41], [2.0, 33]])
+    assert validate.thread_series(dict(other))["series"] == other["series"]
+    one = dict(old, threads=[{}])
+    assert validate.thread_series(dict(one))["series"] == old["series"]
+
+
+def test_resume_traces_again_a_tracer_row_of_another_twin():
+    """A --full run saved before the twin followed --base traced the
+    allnoconfig-based twin: its row names no kernel (or another one) and is
+    traced again when the defconfig run is resumed; a row of this twin stays."""
+    top = os.path.join(os.path.dirname(__file__), "..")
+    old = {"kind": "trace", "variant": "project"}
+    mine = dict(old, kernel="project-trace-x86_64_defconfig")
+    other = dict(old, kernel="project-trace")
+    lat = _row("project", "stress-set", 1, 50)
+    rows = [old, mine, other, lat]
+    assert validate.stale_trace_rows(rows, top, None, "x86_64_defconfig") == [old, other]
+    assert validate.stale_trace_rows(rows, top, None, None) == [old, mine]

@@ -403,12 +403,14 @@ def debug_twin(top):
     return twin(top, "project", "debug", add=DEBUG_FRAGMENTS, drop=(BENCH_FRAGMENT,))
 
 
-def twin(top, name, suffix, add=(), drop=()):
+def twin(top, name, suffix, add=(), drop=(), base_config=None, base_target=None):
     """Variant NAME's kernel with the fragments ADD and without DROP, built
     apart as <build name>-<SUFFIX> and booted with NAME's kernel parameters:
-    the traced and the lock-statistics kernels of an experiment."""
+    the traced and the lock-statistics kernels of an experiment.  BASE_CONFIG
+    and BASE_TARGET as for Variant: a twin of a kernel measured from
+    x86_64_defconfig starts from it too (its out_name says so)."""
     var = Variant(name, top)
-    t = Variant(var.build_name, top)
+    t = Variant(var.build_name, top, base_config=base_config, base_target=base_target)
     t.name = f"{var.build_name}-{suffix}"
     t.fragments = [f for f in t.fragments if f not in drop] + list(add)
     t.cmdline = var.cmdline

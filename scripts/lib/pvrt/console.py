@@ -72,8 +72,52 @@ def strip_stamp(line):
     return _STAMP.sub("", line.rstrip("\r\n"))
 
 
+# A kernel message the serial console printed into the middle of a guest
+# line (printk writes to the UART while a user-space line waits for its
+# newline): "PVRT-BEGIN cyclictest[   69.043283] cyclictest (81) used ...".
+_ANY_STAMP = re.compile(r"\[\s*\d+\.\d{6}\] ")
+
+
+def _cuts(line):
+    """Where kernel messages start inside LINE: every time stamp with text
+    before it."""
+    return [m.start() for m in _ANY_STAMP.finditer(line) if line[:m.start()].strip()]
+
+
+def _messages(text):
+    """TEXT, which starts with a kernel time stamp, cut into its messages."""
+    bounds = [0] + _cuts(text) + [len(text)]
+    return [strip_stamp(text[a:b]) for a, b in zip(bounds, bounds[1:])]
+
+
 def lines(text):
-    return [strip_stamp(ln) for ln in text.splitlines()]
+    """The console's lines, time stamps stripped.  A kernel message glued to
+    a guest line becomes a line of its own, and the guest line is joined
+    again with its rest, the first line after the message (and any kernel
+    lines right after it) that has no time stamp: "# Max Latencies:
+    0[   12.3] msg" then "0310" is "msg" then "# Max Latencies: 00310".
+    Kernel messages glued to a kernel line are cut apart and join nothing."""
+    out, pending = [], None
+    for ln in text.splitlines():
+        ln = ln.rstrip("\r\n")
+        if pending is not None:
+            if _STAMP.match(ln):
+                out.extend(_messages(ln.lstrip()))
+                continue
+            ln, pending = pending + ln, None
+        cuts = _cuts(ln)
+        if not cuts:
+            out.append(strip_stamp(ln))
+            continue
+        head, rest = ln[:cuts[0]], ln[cuts[0]:]
+        if _STAMP.match(head):
+            out.append(strip_stamp(head))
+        else:
+            pending = head
+        out.extend(_messages(rest))
+    if pending is not None:
+        out.append(strip_stamp(pending))
+    return out
 
 
 _KTAP = re.compile(r"^(K?TAP version \d+|1\.\.\d+|(not )?ok \d+.*|#.*)$")
@@ -346,8 +390,10 @@ def cyclictest_series(section_lines):
     """Latency over time from cyclictest -v -o N (guest/cyclictest-load).
 
     Returns (start uptime in s or None, [(seconds since start, max us of the
-    window)]).  cyclictest prints a line "<thread>: <cycle>: <us>" per window
-    of exactly N cycles of a thread: the worst latency of the window and the
+    window, thread)]), the threads' lines in console order: with several
+    threads (-t N -a) they interleave, so a thread's series is its entries.
+    cyclictest prints a line "<thread>: <cycle>: <us>" per window of
+    exactly N cycles of a thread: the worst latency of the window and the
     cycle it happened in.  The x value is the window's end, (k + 1) * N
     cycles for a thread's k-th line, from the "# cyclictest start uptime U
     interval I reduce N" line; without "reduce" (older guests) it is the
@@ -367,7 +413,7 @@ def cyclictest_series(section_lines):
             k = seen.get(thread, 0)
             seen[thread] = k + 1
             cycle = (k + 1) * reduce_ if reduce_ else int(m.group(2))
-            out.append((cycle * interval / 1e6, int(m.group(3))))
+            out.append((cycle * interval / 1e6, int(m.group(3)), thread))
     return start, out
 
 

@@ -526,6 +526,15 @@ PHASE_COLOURS = {"memory": "tab:blue", "file-io": "tab:green", "proc": "tab:oran
                  "fork": "tab:red", "console": "tab:purple"}
 
 
+def series_by_thread(series):
+    """{thread: [(seconds, max us)] in time order} from a run's series:
+    entries [t, us, thread], or [t, us] (thread 0) from older results."""
+    out = {}
+    for e in series:
+        out.setdefault(e[2] if len(e) > 2 else 0, []).append((e[0], e[1]))
+    return {k: sorted(v) for k, v in sorted(out.items())}
+
+
 def plot_over_time(rows, path, load):
     """Worst latency of each cyclictest report window (-o 5000: 5000 cycles,
     1 s at -i 200, drawn at the window's end), one panel per variant (its
@@ -545,9 +554,16 @@ def plot_over_time(rows, path, load):
     fig, axes = plt.subplots(len(firsts), 1, figsize=(9, 2.2 * len(firsts) + 0.8),
                              sharex=True, sharey=True, squeeze=False)
     for ax, (variant, r) in zip(axes[:, 0], firsts.items()):
-        xs = [t for t, _ in r["series"]]
-        ax.plot(xs, [v for _, v in r["series"]], drawstyle="steps-pre", color="black",
-                linewidth=1)
+        # One line per measuring thread (CPU): joined, their windows would
+        # draw lines going back in time.
+        per = series_by_thread(r["series"])
+        xs = sorted(t for pts in per.values() for t, _ in pts)
+        for i, (thread, pts) in enumerate(per.items()):
+            ax.plot([t for t, _ in pts], [v for _, v in pts], drawstyle="steps-pre",
+                    color="black" if len(per) == 1 else f"C{i}", linewidth=1,
+                    label=f"CPU {thread}" if len(per) > 1 else None)
+        if len(per) > 1:
+            ax.legend(fontsize=7, loc="upper right")
         ph = r.get("phases") or []
         for i, (name, t0) in enumerate(ph):
             t1 = ph[i + 1][1] if i + 1 < len(ph) else (xs[-1] if xs else t0)
@@ -608,8 +624,11 @@ def plot_soak(rows, path, load):
         return None
     fig, ax = plt.subplots(figsize=(10, 4.5))
     for r in runs:
-        xs = [t / 3600 for t, _ in r["series"]]
-        ys = [v for _, v in r["series"]]
+        # Every thread's windows in time order: the running maximum is the
+        # kernel's, over all CPUs.
+        pts = sorted((e[0], e[1]) for e in r["series"])
+        xs = [t / 3600 for t, _ in pts]
+        ys = [v for _, v in pts]
         running, worst = [], 0
         for v in ys:
             worst = max(worst, v)

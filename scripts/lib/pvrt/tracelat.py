@@ -31,19 +31,24 @@ TRACE_FRAGMENT = "variants/fragments/trace.config"
 log = logs.logger("trace-latency")
 
 
-def traced(top, name):
-    """The traced twin of variant NAME (a Variant named <name>-trace)."""
-    return build.twin(top, name, "trace", add=[TRACE_FRAGMENT])
+def traced(top, name, base_config=None, base_target=None):
+    """The traced twin of variant NAME (a Variant named <name>-trace), from
+    the same base as the kernel it stands for (BASE_CONFIG, BASE_TARGET as
+    for build.Variant): sections traced on another base's kernel say
+    nothing of the one measured."""
+    return build.twin(top, name, "trace", add=[TRACE_FRAGMENT],
+                      base_config=base_config, base_target=base_target)
 
 
 # The loads guest/latency-trace runs (the README lists the same).
 LOADS = ("hackbench", "stress", "stress-set", "none")
 
 
-def boot_traced(top, name, secs, load, results_dir):
-    """Boot the built traced twin of NAME under LOAD for SECS: the worst
-    section of every second (a row of kind "trace")."""
-    var = traced(top, name)
+def boot_traced(top, name, secs, load, results_dir, base_config=None, base_target=None):
+    """Boot the built traced twin of NAME (from BASE_CONFIG or BASE_TARGET,
+    see traced()) under LOAD for SECS: the worst section of every second (a
+    row of kind "trace", naming the build it booted)."""
+    var = traced(top, name, base_config, base_target)
     out = os.path.join(os.environ["PVRT_BUILD"], "out", var.out_name)
     log_path = os.path.join(results_dir, f"{name}-trace.log")
     log(f"{name}: booting {var.name} (-smp 1 -icount), {secs} s of {load} under the tracer")
@@ -52,7 +57,7 @@ def boot_traced(top, name, secs, load, results_dir):
                     append=" ".join(var.cmdline), timeout=secs * 30 + 600)
     sec = res.sections().get("latency-trace")
     return {"kind": "trace", "variant": name, "load": load, "seconds": secs, "log": log_path,
-            "problems": res.problems(),
+            "kernel": var.out_name, "problems": res.problems(),
             "sections": console.latency_trace(sec[1]) if sec else []}
 
 

@@ -354,6 +354,7 @@ def plan(args, top, bdir, tree, outs, results_dir):
     first, interleaved across kernels, so that an interrupted run has
     comparable figures for every kernel."""
     jobs = []
+    kc = os.path.abspath(args.kernel_config) if args.kernel_config else None
     for run_no in range(1, args.runs + 1):
         for cpus, isolated in args.rigs:
             rig = rig_name(cpus, isolated)
@@ -383,8 +384,9 @@ def plan(args, top, bdir, tree, outs, results_dir):
     for v in args.trace:
         jobs.append(Job(f"trace/{v}", f"{v}-trace: preemptirqsoff tracer under {args.load}",
                         2 * icount_guess(args.seconds),
-                        lambda v=v: [tracelat.boot_traced(top, v, args.seconds, args.load,
-                                                          results_dir)]))
+                        lambda v=v: [tracelat.boot_traced(
+                            top, v, args.seconds, args.load, results_dir, kc,
+                            args.base_target)]))
     if args.seeds:
         proj = outs["project-seeds"]
         jobs.append(Job("seed/chain", "project: chained inversion, pv_mutex, rt_mutex, mutex",
@@ -486,6 +488,14 @@ def print_summary(rows, meta, paths):
 # What a run's figures depend on: a resumed run measures with the same, or
 # its old and new runs would be pooled as one.
 RESUME_KEYS = ("load", "seconds", "kernel_config", "base_config", "base", "tip")
+
+
+def stale_trace_rows(rows, top, kernel_config, base_target):
+    """The tracer rows of ROWS whose twin is not the one this run builds
+    (from KERNEL_CONFIG or BASE_TARGET): rows saved before the twin followed
+    the measured kernels' base name none; a resumed run traces them again."""
+    return [r for r in rows if r.get("kind") == "trace" and r.get("kernel") !=
+            tracelat.traced(top, r["variant"], kernel_config, base_target).out_name]
 
 
 def read_meta(results_dir):
@@ -680,6 +690,12 @@ def main(argv=None):
         if invalid:
             log(f"resuming: {len(invalid)} invalid run(s) to measure again")
             done = [r for r in done if id(r) not in invalid]
+        stale = stale_trace_rows(done, top, (os.path.abspath(args.kernel_config)
+                                             if args.kernel_config else None),
+                                 args.base_target)
+        if stale:
+            log(f"resuming: {len(stale)} tracer run(s) of another kernel to trace again")
+            done = [r for r in done if all(r is not x for x in stale)]
     else:
         results_dir = None
         done = []
@@ -709,7 +725,8 @@ def main(argv=None):
         outs[v] = outs[build.Variant(v, top).build_name]
     tuned_check(outs, tree)
     for v in args.trace:
-        var = tracelat.traced(top, v)
+        # The twin from the base the measured kernel came from.
+        var = tracelat.traced(top, v, kc, args.base_target)
         t = progress.start(f"build/{var.name}", f"build {var.name}", 600)
         build.build_variant(top, tree, var, os.path.join(bdir, "out", var.out_name), log=log)
         progress.end(f"build/{var.name}", f"build {var.name}", t)
@@ -821,8 +838,34 @@ def compare_baseline(base, results_dir, mapping):
     return 1 if any(v["verdict"].startswith("regression") for v in verdicts) else 0
 
 
+def thread_series(row, results_dir=None):
+    """A several-CPU run saved before its series named the thread of each
+    window ([t, us] entries): the series read again from the run's console
+    log, which the row names (looked for in RESULTS_DIR first: a copied
+    results directory).  Returns the row (changed in place or not)."""
+    series = row.get("series") or []
+    if len(row.get("threads") or []) < 2 or not series or len(series[0]) > 2:
+        return row
+    log_path = row.get("log")
+    if not isinstance(log_path, str):
+        return row
+    here = os.path.join(results_dir, os.path.basename(log_path)) if results_dir else None
+    try:
+        with open(here if here and os.path.exists(here) else log_path,
+                  encoding="utf-8", errors="replace") as f:
+            sec = console.sections(f.read()).get("cyclictest")
+    except OSError:
+        return row
+    if sec:
+        _, again = console.cyclictest_series(sec[1])
+        if [e[:2] for e in again] == [tuple(e) for e in series]:
+            row["series"] = again
+    return row
+
+
 def redraw(results_dir):
-    rows = load_rows(os.path.join(results_dir, "results.json"))
+    rows = [thread_series(r, results_dir)
+            for r in load_rows(os.path.join(results_dir, "results.json"))]
     try:
         with open(os.path.join(results_dir, "meta.json"), encoding="utf-8") as f:
             meta = json.load(f)

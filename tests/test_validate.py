@@ -367,8 +367,8 @@ def test_the_tuned_stock_kernel_is_built_from_the_base(tmp_path, monkeypatch):
     assert checked[0]["stock-tuned"] == str(tmp_path / "out" / "stock-tuned-base")
 
 
-@pytest.mark.parametrize("argv,out", [(["--full"], "stock-trace-x86_64_defconfig"),
-                                      (["--full", "--base", "allnoconfig"], "stock-trace")])
+@pytest.mark.parametrize("argv,out", [(["--full"], "stock-trace-x86_64_defconfig-base"),
+                                      (["--full", "--base", "allnoconfig"], "stock-trace-base")])
 def test_the_traced_twin_starts_from_the_measured_kernels_base(tmp_path, monkeypatch, argv, out):
     """The tracer names the sections of the kernel measured: under --full
     (x86_64_defconfig) its twin is built and booted from x86_64_defconfig

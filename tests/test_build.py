@@ -356,8 +356,10 @@ def test_the_base_worktree_follows_the_base(tmp_path):
     build.ensure_base_tree(tree, log=logs.append)
     assert "EDIT" not in open(os.path.join(base, "k", "Kconfig"), encoding="utf-8").read()
     # The series tree made again from scratch (scripts/apply on a new base
-    # removes it): the old worktree's directory is replaced.
+    # removes the base worktree, then the tree): a new worktree is made.
     import shutil
+    build.remove_base_tree(tree, log=logs.append)
+    assert not os.path.exists(base)
     shutil.rmtree(tree)
     tree = _kconfig_tree(tmp_path)
     build.ensure_base_tree(tree, log=logs.append)
@@ -367,6 +369,44 @@ def test_the_base_worktree_follows_the_base(tmp_path):
         os.path.join(tree, ".git")
     with pytest.raises(PvrtError, match="no refs/pvrt/base"):
         build.ensure_base_tree(str(tmp_path / "top"))
+
+
+def test_a_directory_the_tool_did_not_make_at_the_base_path_is_left_alone(tmp_path):
+    """scripts/build --tree ~/src/linux stock wants ~/src/linux-base: a
+    separate clone there, or the user's own worktree of the same repository
+    (with edits, on a branch), is refused with a clear error and not
+    touched; nor is another worktree entry of the tree pruned."""
+    top, tree = _series_tree(tmp_path)
+    base = build.base_tree(tree)
+    _git("clone", "-q", tree, base)
+    with open(os.path.join(base, "MYNOTES"), "w", encoding="utf-8") as f:
+        f.write("mine\n")
+    with pytest.raises(PvrtError, match="is not the base worktree scripts/apply made"):
+        build.ensure_base_tree(tree, log=lambda m: None)
+    assert os.path.exists(os.path.join(base, "MYNOTES"))
+    build.remove_base_tree(tree, log=lambda m: None)
+    assert os.path.exists(os.path.join(base, "MYNOTES"))
+    import shutil
+    shutil.rmtree(base)
+    # The user's own worktree of TREE at that path, with an edit, on a branch;
+    # and a stale entry of another of the user's worktrees.
+    _git("-C", tree, "worktree", "add", "-q", "-b", "mine", base, "refs/pvrt/base")
+    other = str(tmp_path / "elsewhere")
+    _git("-C", tree, "worktree", "add", "-q", "--detach", other)
+    shutil.rmtree(other)
+    with open(os.path.join(base, "k", "Kconfig"), "a", encoding="utf-8") as f:
+        f.write("config EDIT\n\tbool\n")
+    with pytest.raises(PvrtError, match="move it away"):
+        build.ensure_base_tree(tree, log=lambda m: None)
+    assert "EDIT" in open(os.path.join(base, "k", "Kconfig"), encoding="utf-8").read()
+    assert _git("-C", base, "rev-parse", "--abbrev-ref", "HEAD") == "mine"
+    build.remove_base_tree(tree, log=lambda m: None)
+    assert os.path.exists(base)
+    _git("-C", base, "checkout", "-q", "--", ".")
+    _git("-C", tree, "worktree", "remove", base)
+    # Our own worktree is made beside the user's stale entry, which stays.
+    assert build.ensure_base_tree(tree, log=lambda m: None) == base
+    assert other in _git("-C", tree, "worktree", "list", "--porcelain")
 
 
 def test_every_stock_baseline_is_built_from_the_base():

@@ -74,6 +74,7 @@ def refresh_workspace(top, ws, src, force):
                               ) if gitutil.has_ref(os.path.join(ws, ".git"), base.BASE_REF) else ""
         if ws_base != base_commit:
             log(f"{ws} was made from another base; recreating it")
+            build.remove_base_tree(ws, log=log)
             shutil.rmtree(ws)
     if not is_git_tree(ws):
         log(f"creating workspace {ws}")

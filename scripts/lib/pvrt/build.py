@@ -192,12 +192,45 @@ def _git(*args, check=True):
     return res
 
 
+# In the git admin directory of a base worktree ensure_base_tree() made:
+# only such a worktree is ever checked out again or removed.
+BASE_MARK = "pvrt-base-worktree"
+
+
+def _own_base_tree(tree, path):
+    """Whether PATH is the base worktree of TREE that ensure_base_tree()
+    made: a git worktree of TREE's repository whose admin directory carries
+    BASE_MARK.  A clone, a user's own worktree, anything else is not."""
+    if not os.path.isfile(os.path.join(path, ".git")) or os.path.islink(path):
+        return False
+    admin = _git("-C", path, "rev-parse", "--absolute-git-dir", check=False)
+    common = _git("-C", path, "rev-parse", "--path-format=absolute", "--git-common-dir",
+                  check=False)
+    mine = _git("-C", tree, "rev-parse", "--path-format=absolute", "--git-common-dir"
+                ).stdout.strip()
+    if admin.returncode or common.returncode:
+        return False
+    return os.path.realpath(common.stdout.strip()) == os.path.realpath(mine) and \
+        os.path.isfile(os.path.join(admin.stdout.strip(), BASE_MARK))
+
+
+def remove_base_tree(tree, log=print):
+    """Remove the base worktree of TREE (before TREE itself is removed),
+    when it is the one ensure_base_tree() made; anything else at its path
+    is left alone."""
+    path = base_tree(tree)
+    if os.path.lexists(path) and _own_base_tree(tree, path):
+        log(f"removing the base worktree {path}")
+        _git("-C", tree, "worktree", "remove", "--force", path)
+
+
 def ensure_base_tree(tree, log=print):
     """Put the base worktree of series tree TREE (base_tree()) at TREE's
-    refs/pvrt/base: created (a detached git worktree of TREE) when missing,
-    moved when the base changed, checked out again when a file in it was
-    changed; a directory left from a removed or remade TREE is replaced.
-    Returns its path.  Nothing else writes into it: make runs with O=."""
+    refs/pvrt/base: created (a detached git worktree of TREE, marked as
+    ours in its admin directory) when missing, moved when the base changed,
+    checked out again when a file in it was changed.  Anything else at that
+    path (a clone, a user's own worktree, a worktree of a removed TREE) is
+    refused and left as it is.  Returns its path.  make runs in it with O=."""
     path = base_tree(tree)
     want = _git("-C", tree, "rev-parse", "-q", "--verify", BASE_REF + "^{commit}",
                 check=False).stdout.strip()
@@ -205,29 +238,24 @@ def ensure_base_tree(tree, log=print):
         raise PvrtError(f"{tree} has no {BASE_REF}: is it a tree of scripts/apply?"
                         " (run scripts/apply)")
     if os.path.lexists(path):
+        if not _own_base_tree(tree, path):
+            raise PvrtError(f"{path} exists and is not the base worktree scripts/apply made"
+                            f" for {tree}; move it away (the stock baselines are built there)")
         head = _git("-C", path, "rev-parse", "-q", "--verify", "HEAD", check=False)
-        common = _git("-C", path, "rev-parse", "--path-format=absolute", "--git-common-dir",
-                      check=False).stdout.strip()
-        mine = _git("-C", tree, "rev-parse", "--path-format=absolute", "--git-common-dir"
-                    ).stdout.strip()
-        if head.returncode or not os.path.isfile(os.path.join(path, ".git")) \
-                or os.path.realpath(common) != os.path.realpath(mine):
-            log(f"{path}: not a worktree of {tree}; making it again")
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path)
-            else:
-                os.remove(path)
-        else:
-            dirty = _git("-C", path, "status", "--porcelain", "--untracked-files=no").stdout
-            if head.stdout.strip() == want and not dirty:
-                return path
-            log(f"{path}: moving to the base {want[:12]}"
-                + (" (its changed files are checked out again)" if dirty else ""))
-            _git("-C", path, "checkout", "-q", "-f", "--detach", want)
+        dirty = _git("-C", path, "status", "--porcelain", "--untracked-files=no").stdout
+        if head.stdout.strip() == want and not dirty:
             return path
+        log(f"{path}: moving to the base {want[:12]}"
+            + (" (its changed files are checked out again)" if dirty else ""))
+        _git("-C", path, "checkout", "-q", "-f", "--detach", want)
+        return path
     log(f"creating the base worktree {path} at {want[:12]}")
-    _git("-C", tree, "worktree", "prune")
+    # -f: PATH may still be registered (its directory deleted); no other
+    # worktree entry of TREE is touched.
     _git("-C", tree, "worktree", "add", "-q", "-f", "--detach", path, want)
+    admin = _git("-C", path, "rev-parse", "--absolute-git-dir").stdout.strip()
+    with open(os.path.join(admin, BASE_MARK), "w", encoding="utf-8") as f:
+        f.write("the base worktree scripts/apply and scripts/build made\n")
     return path
 
 

@@ -68,6 +68,49 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     assert (rdir / "report.md").exists()
 
 
+@pytest.mark.parametrize("trees", [None, {"stock": "series 0123456789ab"}])
+def test_resume_refuses_to_pool_stock_runs_of_the_series_with_ones_of_the_base(
+        tmp_path, monkeypatch, trees):
+    """A run saved before stock was built from the base (no kernel_trees,
+    or stock's "series") is not resumed with a base-built stock: its runs
+    and the new ones would be pooled as one kernel's.  Nothing is measured
+    and its meta.json is not rewritten."""
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(validate, "measure", lambda *a, **k: pytest.fail("measured"))
+    rdir = tmp_path / "kept"
+    rdir.mkdir()
+    kept = dict(_row("stock", "stress-set", 1, 99), key="latency/stock/stress-set/1")
+    (rdir / "results.json").write_text(json.dumps([kept]))
+    meta = {"load": "stress-set", "seconds": 20, "variants": ["stock", "project"]}
+    if trees:
+        meta["kernel_trees"] = trees
+    (rdir / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(validate.ValidateError,
+                       match="stock built from the series tree there, from the base now"):
+        validate.main(["--variants", "stock,project", "--runs", "2", "--no-devices",
+                       "--resume", str(rdir)])
+    assert json.loads((rdir / "meta.json").read_text()) == meta
+
+
+def test_a_resumed_run_keeps_each_variants_tree_and_adds_a_new_ones(tmp_path, monkeypatch):
+    """meta.json's kernel_trees after a resume: the entries of the run
+    resumed stand, a variant added on resume gets its own."""
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(build, "source_text", lambda out: "tree-of " + os.path.basename(out))
+    monkeypatch.setattr(validate, "measure", lambda top, bdir, tree, variant, secs, load, n, *a,
+                        **k: _row(variant, load, n, 40))
+    rdir = tmp_path / "kept"
+    rdir.mkdir()
+    (rdir / "results.json").write_text("[]")
+    (rdir / "meta.json").write_text(json.dumps({
+        "load": "stress-set", "seconds": 20, "variants": ["stock"],
+        "kernel_trees": {"stock": "base 0123456789ab"}}))
+    assert validate.main(["--variants", "stock,project", "--runs", "1", "--no-devices",
+                          "--jobs", "1", "--resume", str(rdir)]) == 0
+    meta = json.loads((rdir / "meta.json").read_text())
+    assert meta["kernel_trees"] == {"stock": "base 0123456789ab", "project": "tree-of project"}
+
+
 def test_ctrl_c_kills_the_running_boots(tmp_path, monkeypatch):
     _no_build(monkeypatch, tmp_path)
     killed = []

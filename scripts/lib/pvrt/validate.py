@@ -515,6 +515,41 @@ def resume_mismatch(old, new):
             if k in old and k in new and old[k] != new[k]]
 
 
+def tree_kinds(top, variants):
+    """{variant: "base" or "series"}: the tree each of VARIANTS' kernels is
+    built from (its build's "tree" directive)."""
+    return {v: build.Variant(build.Variant(v, top).build_name, top).tree for v in variants}
+
+
+def old_tree_kind(old, variant):
+    """The tree VARIANT's kernel was built from in the run of meta OLD
+    (None: not measured there).  A run saved before any variant was built
+    from the base records no kernel_trees: its kernels are the series'."""
+    if variant not in old.get("variants", []):
+        return None
+    text = (old.get("kernel_trees") or {}).get(variant)
+    return text.split()[0] if text else "series"
+
+
+def resume_tree_mismatch(old, kinds):
+    """[what differs] between the trees the kernels of the run being resumed
+    (meta OLD) and of this one (KINDS, tree_kinds()) were built from."""
+    where = {"series": "from the series tree", "base": "from the base"}
+    return [f"{v} built {where.get(was, was)} there, {where[now]} now"
+            for v, now in kinds.items()
+            for was in [old_tree_kind(old, v)] if was is not None and was != now]
+
+
+def merged_kernel_trees(old, new):
+    """meta's kernel_trees of a resumed run: each variant's entry of the run
+    being resumed (OLD) stands; a variant it lacks takes this run's (NEW)."""
+    merged = dict(old or {})
+    for v, text in new.items():
+        if merged.get(v) is None:
+            merged[v] = text
+    return merged
+
+
 def resume_refusal(results_dir, differ):
     return (f"--resume {results_dir}: its runs were measured otherwise ("
             + "; ".join(differ) + "); pooling them with new runs would mix two"
@@ -681,6 +716,7 @@ def main(argv=None):
                                             "base_config": args.base,
                                             "kernel_config": (os.path.abspath(args.kernel_config)
                                                               if args.kernel_config else None)})
+        differ += resume_tree_mismatch(old_meta, tree_kinds(top, args.variants))
         if differ:
             raise ValidateError(resume_refusal(results_dir, differ))
         done = report.judge_load(load_rows(os.path.join(results_dir, "results.json")))
@@ -763,6 +799,8 @@ def main(argv=None):
                 "resumed": old_meta.get("resumed", []) + [
                     {"started": meta["started"], "command": meta["command"]}],
                 "variants": list(dict.fromkeys(old_meta.get("variants", []) + args.variants)),
+                "kernel_trees": merged_kernel_trees(old_meta.get("kernel_trees"),
+                                                    meta["kernel_trees"]),
                 "runs": max(old_meta.get("runs", 0), args.runs)}
     save(meta, os.path.join(results_dir, "meta.json"))
     jobs = plan(args, top, bdir, tree, outs, results_dir)

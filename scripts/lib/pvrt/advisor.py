@@ -576,7 +576,14 @@ def main(argv=None):
         save(list(res.values()), os.path.join(experiment.new_results_dir(bdir, "static-"),
                                               "static.json"))
         return 0
-    build.Variant(args.variant, top)    # refuses an unknown variant before any work
+    var = build.Variant(args.variant, top)    # refuses an unknown variant before any work
+    if build.Variant(var.build_name, top).from_base:
+        # Its twin would need pi_football (the lock-statistics fragment) and
+        # the static pass would read the series' sources for a stock kernel.
+        raise PvrtError(f"variant {args.variant} is built from the series' base (tree base):"
+                        " stock code has no pi_football (T_sched) and the static pass reads"
+                        " the series tree; the advisor measures the series' kernels (project,"
+                        " ...)")
     trace = args.trace or newest_trace(bdir, args.variant)
     sections = load_sections(trace, args.variant, args.sections) if trace else []
     problems = []

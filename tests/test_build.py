@@ -421,3 +421,22 @@ def test_every_stock_baseline_is_built_from_the_base():
     for name in ("project", "project-before", "project-noconv", "project-rt", "board",
                  "devices"):
         assert not build.Variant(name, REPO).from_base, name
+
+
+def test_the_docs_name_every_tree_base_variant():
+    """scripts/build's --help (build.py's docstring) and the README list the
+    variants built from the base; scripts/validate's says which kernels are."""
+    import re
+    from pvrt import validate
+    names = sorted(n for n in os.listdir(os.path.join(REPO, "variants"))
+                   if os.path.isfile(os.path.join(REPO, "variants", n))
+                   and not n.endswith(".config") and build.Variant(n, REPO).from_base)
+    listed = re.search(r'A "tree base" variant \(([^)]*)\)', build.__doc__).group(1)
+    assert sorted(listed.replace(",", " ").split()) == names
+    readme = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+    para = readme[readme.index("The baselines are stock code."):]
+    para = para[:para.index("\n\n")]
+    for n in names:
+        assert f"`{n}`" in para, n
+    assert "PREEMPT_RT kernel from the series tree" not in readme
+    assert "from the same\ntree" not in validate.__doc__ and "series' base" in validate.__doc__

@@ -25,10 +25,12 @@ dependency, a typo) is an error.  With a user's .config (scripts/validate
 goes to build/out/<variant>-kc-<digest of the file>, and the options the
 fragments had to change in it are listed.
 
-A "tree base" variant (stock, stock-tuned, stock-pcp0, board-stock) runs
+A "tree base" variant (stock, stock-tuned, stock-pcp0, board-stock, rt) runs
 make in the base worktree: a detached git worktree of the series tree at
 its refs/pvrt/base, beside it (build/linux-base for build/linux), which
-scripts/apply creates or moves and nothing edits.  Its fragments still come
+scripts/apply and every configure of such a variant create, or bring back
+to the base (only a worktree they made: anything else at that path is
+refused); make writes nothing there (O=).  Its fragments still come
 from the series tree and the repository, its build goes to
 build/out/<variant>-base, and the build directory records the commit it
 came from (pvrt-source.json).

@@ -2,8 +2,9 @@
 """scripts/validate: the main job.  Is the project kernel more real-time, by how much?
 
 Applies the series to the base tree, builds the stock CONFIG_PREEMPT kernel
-(booted as is and with threadirqs), PREEMPT_RT and the project kernel from the
-same tree, boots each under QEMU in instruction-counted virtual time
+(booted as is and with threadirqs) and PREEMPT_RT from the series' base and
+the project kernel from the series tree, boots each under QEMU in
+instruction-counted virtual time
 (-smp 1 -icount shift=2,sleep=off) and runs cyclictest -m -p 99 -i 200 under
 the load, runs interleaved across kernels.  Prints a progress line per build
 and boot, the headline table (the issue's goals as ratios of the same run)

@@ -914,6 +914,9 @@ def main(args, argv, run=subprocess.run):
                 row = measure(remote, tree, v, secs, args.load, run_no, results_dir, hw, tdir)
                 row["key"] = f"latency/{v}/{args.load}/{run_no}"
                 row["build_id"] = state["build_id"]
+                tree_text = build.source_text(out)
+                if tree_text:       # as validate's provenance() records it
+                    row["provenance"]["kernel_tree"] = tree_text
                 rows.append(row)
                 save(rows, results)
                 for p in row["problems"]:

@@ -254,12 +254,12 @@ def _stub_make(monkeypatch, config):
     return made
 
 
-def test_a_tree_base_variant_is_configured_in_the_base_with_the_series_fragments(
-        tmp_path, monkeypatch):
-    """make runs in the base worktree beside the series tree, detached at
-    refs/pvrt/base (none of the series' files in it), with the fragments
-    read from the series tree and the repository; the series' option B,
-    absent from the base, is skipped by the check as without-series says."""
+def _check_configured_in_base(tmp_path, monkeypatch):
+    """The checks of a "tree base" variant's configure: make runs in the
+    base worktree beside the series tree, detached at refs/pvrt/base (none
+    of the series' files in it), with the fragments read from the series
+    tree and the repository; the series' option B, absent from the base,
+    is skipped by the check as without-series says."""
     top, tree = _series_tree(tmp_path)
     made = _stub_make(monkeypatch, "CONFIG_A=y\n")       # what the base's Kconfig gives
     var = build.Variant("st", top)
@@ -282,6 +282,30 @@ def test_a_tree_base_variant_is_configured_in_the_base_with_the_series_fragments
         build.configure(top, tree, var, out)
 
 
+def _check_built_in_base(tmp_path, monkeypatch):
+    """The checks of a "tree base" variant's build: configure, compile and
+    modules_install all run in the base worktree, into
+    build/out/<variant>-base; the build directory records the base commit
+    (results' provenance reads it)."""
+    top, tree = _series_tree(tmp_path)
+    made = _stub_make(monkeypatch, "CONFIG_A=y\nCONFIG_MODULES=y\n")
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
+    out = build.build(top, tree, "st", log=lambda m: None)
+    assert out == str(tmp_path / "build" / "out" / "st-base")
+    cmds = [(m[0], m[1][-1]) for m in made if m[1][0] == "make"]
+    base = build.base_tree(tree)
+    assert [c for c, _t in cmds] == [base] * len(cmds)
+    assert {t for _c, t in cmds} >= {"allnoconfig", "modules", "modules_install"}
+    commit = _git("-C", tree, "rev-parse", "refs/pvrt/base")
+    assert build.built_from(out) == {"tree": "base", "commit": commit}
+    assert build.source_text(out) == f"base {commit[:12]}"
+
+
+def test_a_tree_base_variant_is_configured_in_the_base_with_the_series_fragments(
+        tmp_path, monkeypatch):
+    _check_configured_in_base(tmp_path, monkeypatch)
+
+
 def test_a_variant_without_tree_base_is_built_in_the_series_tree(tmp_path, monkeypatch):
     top, tree = _series_tree(tmp_path)
     made = _stub_make(monkeypatch, "CONFIG_A=y\nCONFIG_B=y\n")
@@ -298,34 +322,32 @@ def test_a_variant_without_tree_base_is_built_in_the_series_tree(tmp_path, monke
 
 
 def test_a_tree_base_build_runs_every_make_in_the_base_and_records_it(tmp_path, monkeypatch):
-    """Configure, compile and modules_install of a "tree base" variant all
-    run in the base worktree, into build/out/<variant>-base; the build
-    directory records the base commit (results' provenance reads it)."""
-    top, tree = _series_tree(tmp_path)
-    made = _stub_make(monkeypatch, "CONFIG_A=y\nCONFIG_MODULES=y\n")
-    monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
-    out = build.build(top, tree, "st", log=lambda m: None)
-    assert out == str(tmp_path / "build" / "out" / "st-base")
-    cmds = [(m[0], m[1][-1]) for m in made if m[1][0] == "make"]
-    base = build.base_tree(tree)
-    assert [c for c, _t in cmds] == [base] * len(cmds)
-    assert {t for _c, t in cmds} >= {"allnoconfig", "modules", "modules_install"}
-    commit = _git("-C", tree, "rev-parse", "refs/pvrt/base")
-    assert build.built_from(out) == {"tree": "base", "commit": commit}
-    assert build.source_text(out) == f"base {commit[:12]}"
+    _check_built_in_base(tmp_path, monkeypatch)
 
 
 def test_a_broken_twin_that_ignores_the_directive_is_caught(tmp_path, monkeypatch):
-    """The positive control: a build.py that parses "tree base" but runs
-    make in the series tree (the directive ignored) builds the baseline
-    from the series' code; the check of the test above sees it."""
-    top, tree = _series_tree(tmp_path)
-    made = _stub_make(monkeypatch, "CONFIG_A=y\n")
+    """The positive controls: a build.py that parses "tree base" but runs
+    make in the series tree (the directive ignored), or configures in the
+    base but compiles in the series tree, fails the checks above."""
+    real = build.make_tree
     monkeypatch.setattr(build, "make_tree", lambda tree, variant, ensure=True: tree)
-    build.configure(top, tree, build.Variant("st", top), str(tmp_path / "out"))
-    assert [m[0] for m in made] != [build.base_tree(tree)]
+    with pytest.raises(AssertionError):
+        _check_configured_in_base(tmp_path / "a", monkeypatch)
+    with pytest.raises(AssertionError):
+        _check_built_in_base(tmp_path / "b", monkeypatch)
+    # Configure in the base (ensure=True), compile and install in the tree.
+    monkeypatch.setattr(build, "make_tree", lambda tree, variant, ensure=True:
+                        real(tree, variant, ensure) if ensure else tree)
+    _check_configured_in_base(tmp_path / "c", monkeypatch)       # configure alone is right
+    with pytest.raises(AssertionError):
+        _check_built_in_base(tmp_path / "d", monkeypatch)
+    monkeypatch.setattr(build, "make_tree", real)
+    _check_configured_in_base(tmp_path / "e", monkeypatch)
+    _check_built_in_base(tmp_path / "f", monkeypatch)
     # Nor may the parser drop it: an unknown tree is refused, not ignored.
-    (tmp_path / "top" / "variants" / "bad").write_text("tree linus\n")
+    top, _tree = _series_tree(tmp_path / "g")
+    with open(os.path.join(top, "variants", "bad"), "w", encoding="utf-8") as f:
+        f.write("tree linus\n")
     with pytest.raises(PvrtError, match="tree 'linus'"):
         build.Variant("bad", top)
 

@@ -105,3 +105,11 @@ def test_a_variant_boots_its_builds_kernel_from_the_base_build(tmp_path, monkeyp
     out = str(tmp_path / "out" / "stock-base")
     assert seen == [(os.path.join(out, "arch/x86/boot/bzImage"), os.path.join(out, "modroot"),
                      "threadirqs")]
+
+
+def test_the_help_example_names_the_stock_kernels_build_dir(capsys):
+    from pvrt import build
+    top = os.path.join(os.path.dirname(__file__), "..")
+    with pytest.raises(SystemExit):
+        boot.main(["--help"])
+    assert f"--modules {build.out_dir(top, 'stock', 'build')}/modroot" in capsys.readouterr().out

@@ -3,7 +3,8 @@
 
 Builds the project kernel's lock-statistics twin (the variant plus
 variants/fragments/lockstat.config: CONFIG_LOCK_STAT, PROVE_LOCKING,
-PROVE_RAW_LOCK_NESTING, DEBUG_ATOMIC_SLEEP) in build/out/<variant>-lockstat,
+PROVE_RAW_LOCK_NESTING, DEBUG_ATOMIC_SLEEP) in build/out/<variant>-lockstat
+(a "tree base" variant, built from the series' base, is refused),
 boots it under QEMU (-smp 2, plain TCG: spinlocks can only be contended
 with two CPUs) and runs guest/lock-advisor: the validation workload
 (cyclictest under the stress set by default) with /proc/lock_stat

@@ -1145,3 +1145,16 @@ def test_a_modpost_warning_fails_the_module_build(tmp_path, monkeypatch, capsys)
     assert "FAIL  pv_mutex_kunit builds as a module" in out
     assert "missing MODULE_DESCRIPTION() in pv_mutex_kunit.o" in out
     assert "ok  pv_spinlock_kunit builds as a module" in out
+
+
+def test_a_board_kernels_old_build_directory_is_removed():
+    """A board kernel whose build moved (board-stock: out/board-stock-base,
+    built from the series' base) leaves its old directory, a kernel build,
+    in build/check: make check removes it."""
+    from pvrt import build
+    top = os.path.join(os.path.dirname(__file__), "..")
+    for name in check.Check.BOARD_VARIANTS:
+        now = os.path.relpath(build.out_dir(top, name, "b"), "b")
+        if now != os.path.join("out", name):
+            assert os.path.join("out", name) in check.Check.OBSOLETE, name
+        assert now not in check.Check.OBSOLETE

@@ -49,9 +49,12 @@ BOARD_COLD = 940
 # series: 180 s, plus the checkout of the base worktree build/check/linux-base
 # (the stock baselines' tree) that scripts/apply now makes: `git worktree
 # add --detach` of the 6.12 base took 17.4 s on this 2-core machine with the
-# objects warm (the workspace was just checked out from them), +20 %: 21 s.
-# (Niced to 19 under two QEMU runs and a kernel build it took 9 min 26 s:
-# I/O-bound, 16 s of CPU.)
+# objects warm (the workspace was just checked out from them, so in the
+# page cache), +20 %: 21 s.  Niced to 19 under two QEMU runs and a kernel
+# build it took 9 min 26 s (I/O-bound, 16 s of CPU): the cold figure holds
+# only on an idle machine.  `--only x86_64` on a check tree made before the
+# base worktree existed pays that checkout in the x86_64 stage instead (its
+# first configure of a "tree base" variant makes it).
 COLD_SECONDS = {"tools": 20, "series": 201, "checkpatch": 30, "bisect": 820, "x86_64": 80,
                 "boot": 360, "allnoconfig": 160, "kunit-uml": 160, "torture": 470,
                 "lockdep": 50, "kunit-debug": 100, "kunit-rt": 60, "board": BOARD_COLD}
@@ -982,7 +985,9 @@ class Check:
     COLD_SECONDS = COLD_SECONDS
 
     # What earlier layouts of make check left in build/check and nothing uses.
-    OBSOLETE = ("bisect", "out/kunit-x86_64", "out/kunit-debug")
+    # out/board-stock: board-stock is built from the series' base, in
+    # out/board-stock-base, since it became a "tree base" variant.
+    OBSOLETE = ("bisect", "out/kunit-x86_64", "out/kunit-debug", "out/board-stock")
 
     def main(self):
         t0 = time.time()

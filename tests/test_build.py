@@ -452,7 +452,8 @@ def test_the_docs_name_every_tree_base_variant():
     from pvrt import validate
     names = sorted(n for n in os.listdir(os.path.join(REPO, "variants"))
                    if os.path.isfile(os.path.join(REPO, "variants", n))
-                   and not n.endswith(".config") and build.Variant(n, REPO).from_base)
+                   and not n.endswith(".config") and build.Variant(n, REPO).from_base
+                   and not build.Variant(n, REPO).same_build)
     listed = re.search(r'A "tree base" variant \(([^)]*)\)', build.__doc__).group(1)
     assert sorted(listed.replace(",", " ").split()) == names
     readme = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
@@ -462,3 +463,22 @@ def test_the_docs_name_every_tree_base_variant():
         assert f"`{n}`" in para, n
     assert "PREEMPT_RT kernel from the series tree" not in readme
     assert "from the same\ntree" not in validate.__doc__ and "series' base" in validate.__doc__
+
+
+def test_a_same_build_variant_is_built_from_its_builds_tree(tmp_path):
+    """threadirqs boots stock's kernel: it is built from the base as stock
+    is; a "tree" directive beside "same-build" would say otherwise and is
+    refused, as is a same-build of a same-build."""
+    for name in ("threadirqs", "stock-tuned-threadirqs"):
+        assert build.Variant(name, REPO).from_base, name
+    top, _tree = _series_tree(tmp_path)
+    vdir = os.path.join(top, "variants")
+    for fname, text in (("sb", "same-build st\ncmdline x\n"), ("ps", "same-build pt\n"),
+                        ("bad", "same-build st\ntree series\n"), ("chain", "same-build sb\n")):
+        with open(os.path.join(vdir, fname), "w", encoding="utf-8") as f:
+            f.write(text)
+    assert build.Variant("sb", top).from_base and not build.Variant("ps", top).from_base
+    with pytest.raises(PvrtError, match="variants/bad:2: 'tree' with 'same-build'"):
+        build.Variant("bad", top)
+    with pytest.raises(PvrtError, match="same-build sb, which boots st's build"):
+        build.Variant("chain", top)

@@ -333,10 +333,12 @@ def test_resume_with_an_older_results_json(validate_stub, tmp_path):
                      "key": f"latency/{variant}/stress-set/{run_no}"}, **kw)
 
     figures = {"samples": 10000, "min": 8, "avg": 10.4, "max": 300, "p99": 12, "p999": 12}
-    # An older meta.json: no tree ids, no kernel_config.
+    # An older meta.json: no tree ids, no kernel_config (stock was built from
+    # the base already: a run whose stock was the series' is not resumed).
     (rdir / "meta.json").write_text(json.dumps({"started": "2026-11-20 08:00:00",
                                                 "load": "stress-set", "seconds": 2,
-                                                "runs": 2, "variants": ["stock", "project"]}))
+                                                "runs": 2, "variants": ["stock", "project"],
+                                                "kernel_trees": {"stock": "base b"}}))
     (rdir / "results.json").write_text(json.dumps([
         old("stock", 1, hist={"8": 4000, "12": 5999, "300": 1}, **figures),
         old("project", 1, hist={}, **dict(figures, samples=0, max=0)),

@@ -72,7 +72,7 @@ class Variant:
             raise PvrtError(f"no variant '{name}' (known: {', '.join(known)})")
         self.arch, self.fragments, self.cmdline, self.same_build = "x86_64", [], [], None
         self.base = None
-        self.tree = "series"
+        self.tree, tree_line = "series", None
         with open(path, encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
                 line = line.strip()
@@ -97,8 +97,19 @@ class Variant:
                         raise PvrtError(f"variants/{name}:{lineno}: tree '{val}': known"
                                          f" trees are {', '.join(TREES)}")
                     self.tree = val
+                    tree_line = lineno
                 else:
                     raise PvrtError(f"variants/{name}:{lineno}: unknown '{key}'")
+        if self.same_build:
+            # Its kernel is the other variant's: so is the tree it is built from.
+            if tree_line:
+                raise PvrtError(f"variants/{name}:{tree_line}: 'tree' with 'same-build':"
+                                f" the kernel is {self.same_build}'s, built from its tree")
+            built = Variant(self.same_build, top)
+            if built.same_build:
+                raise PvrtError(f"variants/{name}: same-build {self.same_build}, which boots"
+                                f" {built.same_build}'s build: name {built.same_build}")
+            self.tree = built.tree
         if base_target and not self.base:
             self.base = base_target
             self.fragments.append(PRODUCT_FRAGMENT)

@@ -297,7 +297,7 @@ def _check_built_in_base(tmp_path, monkeypatch):
     assert [c for c, _t in cmds] == [base] * len(cmds)
     assert {t for _c, t in cmds} >= {"allnoconfig", "modules", "modules_install"}
     commit = _git("-C", tree, "rev-parse", "refs/pvrt/base")
-    assert build.built_from(out) == {"tree": "base", "commit": commit}
+    assert build.built_from(out) == {"tree": "base", "commit": commit, "dirty": False}
     assert build.source_text(out) == f"base {commit[:12]}"
 
 
@@ -317,8 +317,14 @@ def test_a_variant_without_tree_base_is_built_in_the_series_tree(tmp_path, monke
     assert {m[0] for m in made} == {tree}
     assert not os.path.exists(build.base_tree(tree))     # no base worktree needed
     head = _git("-C", tree, "rev-parse", "HEAD")
-    assert build.built_from(out) == {"tree": "series", "commit": head}
+    assert build.built_from(out) == {"tree": "series", "commit": head, "dirty": False}
     assert build.source_text(out) == f"series {head[:12]}"
+    # A change to a tracked file that HEAD lacks is in the kernel: said so.
+    with open(os.path.join(tree, "k", "Kconfig"), "a", encoding="utf-8") as f:
+        f.write("# an edit\n")
+    out = build.build_variant(top, tree, var, log=lambda m: None)
+    assert build.built_from(out) == {"tree": "series", "commit": head, "dirty": True}
+    assert build.source_text(out) == f"series {head[:12]}+dirty"
 
 
 def test_a_tree_base_build_runs_every_make_in_the_base_and_records_it(tmp_path, monkeypatch):

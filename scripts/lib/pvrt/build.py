@@ -281,12 +281,17 @@ def make_tree(tree, variant, ensure=True):
 
 
 def source_record(tree, variant):
-    """{"tree": "series" or "base", "commit": ...}: what VARIANT's kernel is
-    built from in series tree TREE (the base commit for a "tree base"
-    variant, the tree's HEAD otherwise)."""
+    """{"tree": "series" or "base", "commit": ..., "dirty": ...}: what
+    VARIANT's kernel is built from in series tree TREE (the base commit for
+    a "tree base" variant, the tree's HEAD otherwise), and whether the tree
+    make runs in has changes to tracked files that commit lacks (None: not
+    a git tree)."""
     ref = BASE_REF if variant.from_base else "HEAD"
     res = _git("-C", tree, "rev-parse", "-q", "--verify", ref + "^{commit}", check=False)
-    return {"tree": variant.tree, "commit": res.stdout.strip() or None}
+    status = _git("-C", make_tree(tree, variant, ensure=False), "status", "--porcelain",
+                  "--untracked-files=no", check=False)
+    return {"tree": variant.tree, "commit": res.stdout.strip() or None,
+            "dirty": bool(status.stdout.strip()) if not status.returncode else None}
 
 
 SOURCE_FILE = "pvrt-source.json"
@@ -303,11 +308,13 @@ def built_from(out):
 
 def source_text(out):
     """What the kernel in OUT was built from, as results record it ("base
-    <commit>" or "series <commit>"), or None (built by an older version)."""
+    <commit>" or "series <commit>", "+dirty" after it when the tree had
+    changes the commit lacks), or None (built by an older version)."""
     rec = built_from(out)
     if not rec or not rec.get("commit"):
         return None
-    return f"{rec.get('tree', 'series')} {rec['commit'][:12]}"
+    return f"{rec.get('tree', 'series')} {rec['commit'][:12]}" + \
+        ("+dirty" if rec.get("dirty") else "")
 
 
 # A Kconfig entry: "config FOO" or "menuconfig FOO" at the start of a line.

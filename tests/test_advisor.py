@@ -456,3 +456,24 @@ def test_the_static_command_prints_every_site(monkeypatch, tmp_path, capsys):
     assert glob.glob(str(tmp_path / "results" / "static-*" / "static.json"))
     with pytest.raises(PvrtError, match="no kernel tree"):
         advisor.main(["--static", "mount_lock", "--tree", str(tmp_path / "none")])
+
+
+@pytest.mark.parametrize("name", ["stock", "threadirqs", "stock-pcp0", "rt", "stock-tuned"])
+def test_a_stock_variant_is_refused_before_anything_is_built(tmp_path, monkeypatch, name):
+    """A variant built from the series' base has no pi_football (its
+    lock-statistics twin does not configure) and none of the series' code
+    the static pass reads: refused with a clear error, nothing built."""
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+
+    class Built(Exception):
+        pass
+
+    def apply_and_build(*a, **k):
+        raise Built
+    monkeypatch.setattr(advisor.experiment, "apply_and_build", apply_and_build)
+    monkeypatch.setattr(advisor.tools, "require", lambda *a: None)
+    with pytest.raises(PvrtError, match=f"variant {name} is built from the series' base"):
+        advisor.main(["--variant", name])
+    with pytest.raises(Built):                     # the project kernel gets that far
+        advisor.main(["--variant", "project"])

@@ -82,3 +82,34 @@ def test_interrupt_kills_qemu(stub_qemu, monkeypatch):
                   top=s["top"], build_dir=s["build_dir"])
     pid = int(s["pidfile"].read_text())
     assert wait_for(lambda: not alive(pid), 5), "QEMU outlived an interrupted boot"
+
+
+def test_a_variant_boots_its_builds_kernel_from_the_base_build(tmp_path, monkeypatch):
+    """scripts/boot --variant threadirqs boots stock's kernel, built from
+    the series' base in out/stock-base, with threadirqs on its command line."""
+    top = os.path.join(os.path.dirname(__file__), "..")
+    monkeypatch.setenv("PVRT_TOP", top)
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setattr(boot.tools, "require", lambda *a: None)
+    seen = []
+
+    class Booted(Exception):
+        pass
+
+    def fake_boot(kernel, cmd, log, initrd, modroot, *a, **k):
+        seen.append((kernel, modroot, a[2]))
+        raise Booted
+    monkeypatch.setattr(boot, "boot", fake_boot)
+    with pytest.raises(Booted):
+        boot.main(["--variant", "threadirqs", "--cmd", "true"])
+    out = str(tmp_path / "out" / "stock-base")
+    assert seen == [(os.path.join(out, "arch/x86/boot/bzImage"), os.path.join(out, "modroot"),
+                     "threadirqs")]
+
+
+def test_the_help_example_names_the_stock_kernels_build_dir(capsys):
+    from pvrt import build
+    top = os.path.join(os.path.dirname(__file__), "..")
+    with pytest.raises(SystemExit):
+        boot.main(["--help"])
+    assert f"--modules {build.out_dir(top, 'stock', 'build')}/modroot" in capsys.readouterr().out

@@ -732,11 +732,12 @@ def test_tuned_stock_differs_only_by_the_series(tmp_path, monkeypatch, capsys, l
     monkeypatch.setenv("PVRT_BUILD", str(tmp_path / "build"))
     seen = []
     monkeypatch.setattr(check.build, "configure",
-                        lambda top, tree, var, out: seen.append((var.name, out)))
+                        lambda top, tree, var, out: seen.append((var.name, out, var.from_base)))
     monkeypatch.setattr(check.build, "not_series_difference", lambda a, b, tree: left)
     c = check.Check(argparse.Namespace(only="x86_64"))
     c.tuned_stock_config(str(tmp_path / "out"))
-    assert seen and seen[0][0] == "stock-tuned"
+    # Configured from the base (in the check tree's base worktree): stock code.
+    assert seen and seen[0][0] == "stock-tuned" and seen[0][2] is True
     assert (c.res.passed, c.res.failed) == ((1, 0) if ok else (0, 1))
     if not ok:
         assert "CONFIG_HZ_1000: y / n" in capsys.readouterr().out
@@ -1631,3 +1632,16 @@ def test_guest_kunit_module_scans_proc_with_one_process_per_scan(tmp_path):
     assert r.returncode == 1, r.stderr
     assert "kunit-module: left running after rmmod: 77 pvk (P) 1 D" in kmsg.read_text()
     assert len(calls.read_text().splitlines()) <= 12, calls.read_text()
+
+
+def test_a_board_kernels_old_build_directory_is_removed():
+    """A board kernel whose build moved (board-stock: out/board-stock-base,
+    built from the series' base) leaves its old directory, a kernel build,
+    in build/check: make check removes it."""
+    from pvrt import build
+    top = os.path.join(os.path.dirname(__file__), "..")
+    for name in check.Check.BOARD_VARIANTS:
+        now = os.path.relpath(build.out_dir(top, name, "b"), "b")
+        if now != os.path.join("out", name):
+            assert os.path.join("out", name) in check.Check.OBSOLETE, name
+        assert now not in check.Check.OBSOLETE

@@ -149,6 +149,35 @@ def test_bad_input_is_refused_before_anything_is_built(tree, tmp_path, monkeypat
         latbisect.main([rev[0], rev[2], "--tree", str(tree), "--runs", "3"])
     with pytest.raises(Exception, match="no variant"):
         latbisect.main([rev[0], rev[2], "--tree", str(tree), "--variant", "nosuch"])
+    # Without --tree (a bisect of the series) a stock baseline, or a variant
+    # booting its build, is built from the base: the same kernel at every step.
+    monkeypatch.setattr(latbisect.experiment, "apply_tree",
+                        lambda *a: pytest.fail("the series applied"))
+    for name in ("stock-tuned", "threadirqs", "stock-tuned-threadirqs"):
+        with pytest.raises(latbisect.BisectError, match=f"{name} is built from the series' base"):
+            latbisect.main([rev[0], rev[2], "--variant", name])
+
+
+@pytest.mark.parametrize("name,built", [("stock", "stock"), ("threadirqs", "stock")])
+def test_a_stock_variant_of_another_tree_is_built_from_each_commit(tree, tmp_path, monkeypatch,
+                                                                   name, built):
+    """scripts/latency-bisect v6.12.1 v6.12.9 --tree ~/src/linux --variant
+    stock (the README's example): each step builds the commit under test in
+    the bisect checkout, not a base worktree of it."""
+    _stub(monkeypatch, tmp_path)
+    seen = []
+    real = latbisect.build.build_variant
+
+    def build_variant(top, work, variant, out, log=print):
+        seen.append((variant.name, variant.from_base, work))
+        return real(top, work, variant, out, log)
+    monkeypatch.setattr(latbisect.build, "build_variant", build_variant)
+    rev = subprocess.run(["git", "-C", str(tree), "rev-list", "--reverse", "HEAD"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert latbisect.main([rev[0], rev[7], "--tree", str(tree), "--variant", name,
+                           "--threshold", "500"]) == 0
+    work = str(tmp_path / "build" / "bisect" / "linux")
+    assert seen and set(seen) == {(built, False, work)}
 
 
 def _stub(monkeypatch, tmp_path, broken=()):

@@ -135,6 +135,30 @@ def test_apply_workspace_makes_one_commit_per_patch(env):
     assert open(os.path.join(ws, ".gitignore")).read() == "*.o\n"
 
 
+def test_apply_puts_the_base_worktree_beside_the_workspace(env, tmp_path):
+    """scripts/apply makes build/linux-base, a detached worktree of the
+    workspace at refs/pvrt/base (where the stock baselines are built):
+    none of the series' files in it; on a new base it moves with the
+    workspace, which apply makes again."""
+    ws = tool(env, "apply").stdout.strip()
+    base = ws + "-base"
+    assert git(base, "rev-parse", "HEAD") == git(ws, "rev-parse", "refs/pvrt/base")
+    assert git(base, "rev-parse", "--abbrev-ref", "HEAD") == "HEAD"
+    assert not os.path.exists(os.path.join(base, "kernel/locking/foo.c"))
+    assert "foo.o" not in open(os.path.join(base, "kernel/locking/Makefile")).read()
+    # Another 6.12.y: the workspace is made again, the worktree follows.
+    src = tmp_path / "src" / "linux-6.12.10"
+    make_kernel(str(src), sublevel=10)
+    tarball = tmp_path / "linux-6.12.10.tar.xz"
+    with tarfile.open(tarball, "w:xz") as tar:
+        tar.add(src, arcname="linux-6.12.10")
+    env["env"]["KERNEL_SRC"] = str(tarball)
+    old = git(base, "rev-parse", "HEAD")
+    tool(env, "apply")
+    assert git(base, "rev-parse", "HEAD") == git(ws, "rev-parse", "refs/pvrt/base") != old
+    assert "SUBLEVEL = 10" in open(os.path.join(base, "Makefile")).read()
+
+
 def test_maintainers_entry_grows_with_the_files(env):
     """New files join the existing entry that owns their directory, in
     order among its F: lines, once they exist; no entry of its own."""

@@ -180,6 +180,9 @@ def validate_stub(tmp_path, monkeypatch, capsys):
             f.write(b"\0")
         with open(os.path.join(os.path.dirname(image), "console"), "w") as f:
             f.write(consoles[var.name])
+        # What build_variant records: the base commit for a stock baseline.
+        with open(os.path.join(out, build.SOURCE_FILE), "w") as f:
+            json.dump({"tree": var.tree, "commit": ("b" if var.from_base else "t") * 40}, f)
         return out
 
     monkeypatch.setattr(build, "build_variant", build_variant)
@@ -330,10 +333,12 @@ def test_resume_with_an_older_results_json(validate_stub, tmp_path):
                      "key": f"latency/{variant}/stress-set/{run_no}"}, **kw)
 
     figures = {"samples": 10000, "min": 8, "avg": 10.4, "max": 300, "p99": 12, "p999": 12}
-    # An older meta.json: no tree ids, no kernel_config.
+    # An older meta.json: no tree ids, no kernel_config (stock was built from
+    # the base already: a run whose stock was the series' is not resumed).
     (rdir / "meta.json").write_text(json.dumps({"started": "2026-11-20 08:00:00",
                                                 "load": "stress-set", "seconds": 2,
-                                                "runs": 2, "variants": ["stock", "project"]}))
+                                                "runs": 2, "variants": ["stock", "project"],
+                                                "kernel_trees": {"stock": "base b"}}))
     (rdir / "results.json").write_text(json.dumps([
         old("stock", 1, hist={"8": 4000, "12": 5999, "300": 1}, **figures),
         old("project", 1, hist={}, **dict(figures, samples=0, max=0)),
@@ -405,6 +410,13 @@ def test_every_run_records_what_booted_and_summary_json_judges(validate_stub, tm
     (rdir,) = (tmp_path / "build" / "report").iterdir()
     md = (rdir / "report.md").read_text()
     assert "- booted stock: `#1 SMP PREEMPT_RT Tue Nov 24`, command line" in md
+    # Which tree each kernel came from: the stock baseline from the base.
+    assert prov["kernel_tree"] == "base " + "b" * 12
+    project = next(r for r in rows if r["variant"] == "project")
+    assert project["provenance"]["kernel_tree"] == "series " + "t" * 12
+    assert "`, built from the base tree at bbbbbbbbbbbb" in md
+    assert json.loads((rdir / "meta.json").read_text())["kernel_trees"] == {
+        "stock": "base " + "b" * 12, "project": "series " + "t" * 12}
     assert "instruction-counted latency" in md and "`rep` string instruction" in md
     summ = json.loads((rdir / "summary.json").read_text())
     assert summ["invalid_runs"] == 1 and summ["all_goals_met"] is False

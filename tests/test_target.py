@@ -326,6 +326,23 @@ def test_the_job_boots_each_kernel_and_writes_the_report(job, tmp_path, capsys):
     assert "on ssh://root@board.example:2222" in capsys.readouterr().out
 
 
+def test_a_board_runs_meta_and_rows_say_which_tree_each_kernel_came_from(job, tmp_path,
+                                                                        monkeypatch):
+    """meta.json's kernel_trees and each row's provenance (kernel_tree), as
+    a validation run under QEMU records them; threadirqs boots stock's."""
+    monkeypatch.setattr(build, "source_text", lambda out: "tree-of " + os.path.basename(out))
+    board, built, run = job
+    assert run("--variants", "stock,threadirqs,project") == 0
+    rdir, rows = _results(tmp_path)
+    meta = json.loads((rdir / "meta.json").read_text())
+    assert meta["kernel_trees"] == {"stock": "tree-of stock", "threadirqs": "tree-of stock",
+                                    "project": "tree-of project"}
+    assert {(r["variant"], r["provenance"].get("kernel_tree")) for r in rows
+            if r["kind"] == "latency"} == {("stock", "tree-of stock"),
+                                           ("threadirqs", "tree-of stock"),
+                                           ("project", "tree-of project")}
+
+
 def test_an_interrupted_job_keeps_what_it_measured(job, tmp_path):
     board, _built, run = job
     runs = []

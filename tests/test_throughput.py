@@ -45,3 +45,39 @@ def test_table_gives_medians_ranges_and_ratios_to_the_first_kernel():
     assert "x2.00" in lines[3]                   # 2.314 / median(1.104, 1.21) = 2.0
     # a figure the kernel's runs did not give is "-", not a number
     assert lines[3].split()[-3:] == ["-", "-", "-"]
+
+
+def _tree_base_env(tmp_path, monkeypatch):
+    import os
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setattr(throughput.tools, "require", lambda *a: None)
+
+
+def test_no_build_looks_for_a_stock_boot_in_the_base_build(tmp_path, monkeypatch):
+    """--no-build --variants threadirqs boots stock's build, which is built
+    from the series' base: out/stock-base, not out/threadirqs or out/stock."""
+    _tree_base_env(tmp_path, monkeypatch)
+    for d in ("threadirqs", "stock"):
+        img = tmp_path / "out" / d / "arch/x86/boot"
+        img.mkdir(parents=True)
+        (img / "bzImage").write_bytes(b"k")
+    with pytest.raises(PvrtError, match=f"no kernel in {tmp_path}/out/stock-base;"):
+        throughput.main(["--no-build", "--variants", "threadirqs"])
+    img = tmp_path / "out" / "stock-base" / "arch/x86/boot"
+    img.mkdir(parents=True)
+    (img / "bzImage").write_bytes(b"k")
+    booted = []
+
+    class Booted(Exception):
+        pass
+
+    def boot(image, cmd, log_path, **k):
+        booted.append((image, k.get("append")))
+        raise Booted
+    monkeypatch.setattr(throughput.boot, "boot", boot)
+    monkeypatch.setattr(throughput.validate, "run_jobs",
+                        lambda jobs, *a, **k: [r for j in jobs for r in j.fn()])
+    with pytest.raises(Booted):
+        throughput.main(["--no-build", "--variants", "threadirqs"])
+    assert booted == [(str(img / "bzImage"), "threadirqs")]

@@ -3,6 +3,8 @@
 
 import os
 
+import pytest
+
 from pvrt import console, tracelat
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "preemptirqsoff-stock.txt")
@@ -59,3 +61,47 @@ def test_traced_twin_shares_the_build_and_keeps_the_cmdline():
     assert v.name == "stock-trace" and v.cmdline == ["threadirqs"]
     assert v.fragments[-1] == tracelat.TRACE_FRAGMENT
     assert tracelat.traced(top, "project").fragments[-1] == tracelat.TRACE_FRAGMENT
+
+
+def _stub_build_and_boot(tmp_path, monkeypatch, mod):
+    """MOD's build and boot recorded: [(what, the build directory)]."""
+    from pvrt import build
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    seen = []
+
+    class Booted(Exception):
+        pass
+
+    def build_variant(top, tree, var, out=None, **k):
+        seen.append(("build", var.name, out))
+        return out
+
+    def boot(image, cmd, log_path, **k):
+        seen.append(("boot", k.get("append"), os.path.dirname(os.path.dirname(
+            os.path.dirname(os.path.dirname(image))))))
+        raise Booted
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    monkeypatch.setattr(mod.boot, "boot", boot)
+    return seen, Booted
+
+
+def test_a_stock_kernels_traced_twin_is_built_and_booted_in_the_base_build(tmp_path,
+                                                                           monkeypatch):
+    """threadirqs' twin is stock's, built from the series' base: out/stock-trace-base."""
+    top = os.path.join(os.path.dirname(__file__), "..")
+    seen, booted = _stub_build_and_boot(tmp_path, monkeypatch, tracelat)
+    with pytest.raises(booted):
+        tracelat.trace_variant(top, "tree", "threadirqs", 10, "none", str(tmp_path))
+    out = str(tmp_path / "out" / "stock-trace-base")
+    assert seen == [("build", "stock-trace", out), ("boot", "threadirqs", out)]
+
+
+def test_a_stock_kernels_lockstat_twin_is_built_and_booted_in_the_base_build(tmp_path,
+                                                                             monkeypatch):
+    from pvrt import advisor
+    top = os.path.join(os.path.dirname(__file__), "..")
+    seen, booted = _stub_build_and_boot(tmp_path, monkeypatch, advisor)
+    with pytest.raises(booted):
+        advisor.boot_advisor(top, "tree", "stock-tuned", 10, "none", str(tmp_path))
+    out = str(tmp_path / "out" / "stock-tuned-lockstat-base")
+    assert seen == [("build", "stock-tuned-lockstat", out), ("boot", "", out)]

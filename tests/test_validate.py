@@ -68,6 +68,49 @@ def test_resume_measures_only_what_is_missing(tmp_path, monkeypatch):
     assert (rdir / "report.md").exists()
 
 
+@pytest.mark.parametrize("trees", [None, {"stock": "series 0123456789ab"}])
+def test_resume_refuses_to_pool_stock_runs_of_the_series_with_ones_of_the_base(
+        tmp_path, monkeypatch, trees):
+    """A run saved before stock was built from the base (no kernel_trees,
+    or stock's "series") is not resumed with a base-built stock: its runs
+    and the new ones would be pooled as one kernel's.  Nothing is measured
+    and its meta.json is not rewritten."""
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(validate, "measure", lambda *a, **k: pytest.fail("measured"))
+    rdir = tmp_path / "kept"
+    rdir.mkdir()
+    kept = dict(_row("stock", "stress-set", 1, 99), key="latency/stock/stress-set/1")
+    (rdir / "results.json").write_text(json.dumps([kept]))
+    meta = {"load": "stress-set", "seconds": 20, "variants": ["stock", "project"]}
+    if trees:
+        meta["kernel_trees"] = trees
+    (rdir / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(validate.ValidateError,
+                       match="stock built from the series tree there, from the base now"):
+        validate.main(["--variants", "stock,project", "--runs", "2", "--no-devices",
+                       "--resume", str(rdir)])
+    assert json.loads((rdir / "meta.json").read_text()) == meta
+
+
+def test_a_resumed_run_keeps_each_variants_tree_and_adds_a_new_ones(tmp_path, monkeypatch):
+    """meta.json's kernel_trees after a resume: the entries of the run
+    resumed stand, a variant added on resume gets its own."""
+    _no_build(monkeypatch, tmp_path)
+    monkeypatch.setattr(build, "source_text", lambda out: "tree-of " + os.path.basename(out))
+    monkeypatch.setattr(validate, "measure", lambda top, bdir, tree, variant, secs, load, n, *a,
+                        **k: _row(variant, load, n, 40))
+    rdir = tmp_path / "kept"
+    rdir.mkdir()
+    (rdir / "results.json").write_text("[]")
+    (rdir / "meta.json").write_text(json.dumps({
+        "load": "stress-set", "seconds": 20, "variants": ["stock"],
+        "kernel_trees": {"stock": "base 0123456789ab"}}))
+    assert validate.main(["--variants", "stock,project", "--runs", "1", "--no-devices",
+                          "--jobs", "1", "--resume", str(rdir)]) == 0
+    meta = json.loads((rdir / "meta.json").read_text())
+    assert meta["kernel_trees"] == {"stock": "base 0123456789ab", "project": "tree-of project"}
+
+
 def test_ctrl_c_kills_the_running_boots(tmp_path, monkeypatch):
     _no_build(monkeypatch, tmp_path)
     killed = []
@@ -336,8 +379,39 @@ def test_a_tuned_stock_kernel_that_differs_in_a_base_option_is_refused(tmp_path,
     validate.tuned_check(outs, "tree")
 
 
-@pytest.mark.parametrize("argv,out", [(["--full"], "stock-trace-x86_64_defconfig"),
-                                      (["--full", "--base", "allnoconfig"], "stock-trace")])
+def test_the_tuned_stock_kernel_is_built_from_the_base(tmp_path, monkeypatch):
+    """project / stock-tuned is what the series' code earns only when
+    stock-tuned has none of it: validate builds it from the series' base
+    (its Variant says so) and the project kernel from the series tree,
+    then compares their .configs."""
+    _no_build(monkeypatch, tmp_path)
+    seen = []
+
+    def build_variant(top, tree, var, *a, **k):
+        seen.append((var.name, var.from_base))
+        out = tmp_path / "out" / var.out_name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".config").write_text("CONFIG_HZ_1000=y\n")
+        return str(out)
+
+    class Planned(Exception):
+        pass
+
+    monkeypatch.setattr(build, "build_variant", build_variant)
+    monkeypatch.setattr(build, "series_entries", lambda tree: {})
+    checked = []
+    real_check = validate.tuned_check
+    monkeypatch.setattr(validate, "tuned_check",
+                        lambda outs, tree: (checked.append(dict(outs)), real_check(outs, tree)))
+    monkeypatch.setattr(validate, "plan", lambda *a: (_ for _ in ()).throw(Planned()))
+    with pytest.raises(Planned):
+        validate.main(["--variants", "stock-tuned,project", "--no-devices"])
+    assert seen == [("stock-tuned", True), ("project", False)]
+    assert checked[0]["stock-tuned"] == str(tmp_path / "out" / "stock-tuned-base")
+
+
+@pytest.mark.parametrize("argv,out", [(["--full"], "stock-trace-x86_64_defconfig-base"),
+                                      (["--full", "--base", "allnoconfig"], "stock-trace-base")])
 def test_the_traced_twin_starts_from_the_measured_kernels_base(tmp_path, monkeypatch, argv, out):
     """The tracer names the sections of the kernel measured: under --full
     (x86_64_defconfig) its twin is built and booted from x86_64_defconfig

@@ -3,7 +3,8 @@
 
 Builds the project kernel's lock-statistics twin (the variant plus
 variants/fragments/lockstat.config: CONFIG_LOCK_STAT, PROVE_LOCKING,
-PROVE_RAW_LOCK_NESTING, DEBUG_ATOMIC_SLEEP) in build/out/<variant>-lockstat,
+PROVE_RAW_LOCK_NESTING, DEBUG_ATOMIC_SLEEP) in build/out/<variant>-lockstat
+(a "tree base" variant, built from the series' base, is refused),
 boots it under QEMU (-smp 2, plain TCG: spinlocks can only be contended
 with two CPUs) and runs guest/lock-advisor: the validation workload
 (cyclictest under the stress set by default) with /proc/lock_stat
@@ -453,7 +454,7 @@ def lockstat_twin(top, name):
 def boot_advisor(top, tree, name, secs, load, results_dir, smp=2):
     """Build and boot NAME's twin under LOAD for SECS; returns the console text."""
     var = lockstat_twin(top, name)
-    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.name)
+    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.out_name)
     build.build_variant(top, tree, var, out, log=log)
     log_path = os.path.join(results_dir, f"{name}.log")
     log(f"{name}: booting {var.name} (-smp {smp}), {secs} s of {load} with lock_stat")
@@ -596,7 +597,14 @@ def main(argv=None):
         save(list(res.values()), os.path.join(experiment.new_results_dir(bdir, "static-"),
                                               "static.json"))
         return 0
-    build.Variant(args.variant, top)    # refuses an unknown variant before any work
+    var = build.Variant(args.variant, top)    # refuses an unknown variant before any work
+    if build.Variant(var.build_name, top).from_base:
+        # Its twin would need pi_football (the lock-statistics fragment) and
+        # the static pass would read the series' sources for a stock kernel.
+        raise PvrtError(f"variant {args.variant} is built from the series' base (tree base):"
+                        " stock code has no pi_football (T_sched) and the static pass reads"
+                        " the series tree; the advisor measures the series' kernels (project,"
+                        " ...)")
     trace = args.trace or newest_trace(bdir, args.variant)
     sections = load_sections(trace, args.variant, args.sections) if trace else []
     problems = []

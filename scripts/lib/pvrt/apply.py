@@ -9,7 +9,7 @@ import argparse
 import os
 import shutil
 
-from pvrt import base, gitutil, logs, series
+from pvrt import base, build, gitutil, logs, series
 from pvrt.errors import PvrtError, entry
 
 APPLIED_REF = "refs/pvrt/applied"
@@ -64,7 +64,9 @@ def apply_plain_tree(top, tree):
 
 
 def refresh_workspace(top, ws, src, force):
-    """build/linux: a clone of the base with the series applied from the sources."""
+    """build/linux: a clone of the base with the series applied from the
+    sources, and build/linux-base beside it: a detached worktree at the base
+    (refs/pvrt/base), where the "tree base" variants are built."""
     cache_git = base.base_repo(src)
     base_commit = gitutil.out(["git", "--git-dir", cache_git, "rev-parse", base.BASE_REF])
     if is_git_tree(ws):
@@ -72,6 +74,7 @@ def refresh_workspace(top, ws, src, force):
                               ) if gitutil.has_ref(os.path.join(ws, ".git"), base.BASE_REF) else ""
         if ws_base != base_commit:
             log(f"{ws} was made from another base; recreating it")
+            build.remove_base_tree(ws, log=log)
             shutil.rmtree(ws)
     if not is_git_tree(ws):
         log(f"creating workspace {ws}")
@@ -98,6 +101,9 @@ def refresh_workspace(top, ws, src, force):
     # reset rewrites only the files that differ, so make keeps its work for the rest.
     gitutil.run(["git", "-C", ws, "reset", "-q", "--hard" if force else "--keep", tip])
     gitutil.run(["git", "-C", ws, "update-ref", APPLIED_REF, tip])
+    # The stock baselines ("tree base" variants) are built from the base
+    # itself, in a detached worktree beside the workspace.
+    build.ensure_base_tree(ws, log=log)
     return tip
 
 

@@ -187,10 +187,11 @@ def main(argv=None):
         prog="scripts/boot", description=__doc__,
         epilog="examples:\n"
                "  scripts/boot --variant stock --cmd 'cyclictest-load 10'\n"
-               "  scripts/boot --kernel bzImage --modules build/out/stock/modroot"
+               "  scripts/boot --kernel bzImage --modules build/out/stock-base/modroot"
                " --icount --cmd 'uname -a'",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variant", help="boot build/out/<variant> (and its cmdline)")
+    ap.add_argument("--variant", help="boot build/out/<variant> (<variant>-base for a"
+                    " 'tree base' variant; a same-build's variant's) and its cmdline")
     ap.add_argument("--kernel", help="a bzImage")
     ap.add_argument("--modules", help="directory holding lib/modules/ (INSTALL_MOD_PATH)")
     ap.add_argument("--initrd", help="base initramfs (default: scripts/initramfs)")
@@ -207,9 +208,9 @@ def main(argv=None):
     append = args.append
     kernel, modroot = args.kernel, args.modules
     if args.variant:
-        from pvrt.build import Variant, kernel_image
+        from pvrt.build import Variant, kernel_image, out_dir
         var = Variant(args.variant, top)
-        out = os.path.join(bdir, "out", var.build_name)
+        out = out_dir(top, args.variant, bdir)
         kernel = kernel or kernel_image(out)
         modroot = modroot or os.path.join(out, "modroot")
         append = " ".join(var.cmdline + [append]).strip()

@@ -10,6 +10,9 @@ A variant is a file in variants/ with one directive a line:
   fragment series-kunitconfigs   every .kunitconfig the series adds
   fragment without-series        every option the series adds, off (a tuned stock
                                  kernel: the project's fragments without its code)
+  tree base                      configure and build from the series' base commit
+                                 (refs/pvrt/base, the pristine 6.12.y), not from the
+                                 series tree: a stock baseline is stock code
   same-build stock               no build of its own: boots another variant's kernel
   cmdline threadirqs             kernel parameters the boot adds
 
@@ -21,10 +24,21 @@ dependency, a typo) is an error.  With a user's .config (scripts/validate
 --kernel-config) that file replaces allnoconfig or the base target, the build
 goes to build/out/<variant>-kc-<digest of the file>, and the options the
 fragments had to change in it are listed.
+
+A "tree base" variant (stock, stock-tuned, stock-pcp0, board-stock, rt) runs
+make in the base worktree: a detached git worktree of the series tree at
+its refs/pvrt/base, beside it (build/linux-base for build/linux), which
+scripts/apply and every configure of such a variant create, or bring back
+to the base (only a worktree they made: anything else at that path is
+refused); make writes nothing there (O=).  Its fragments still come
+from the series tree and the repository, its build goes to
+build/out/<variant>-base, and the build directory records the commit it
+came from (pvrt-source.json).
 """
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import re
@@ -58,6 +72,7 @@ class Variant:
             raise PvrtError(f"no variant '{name}' (known: {', '.join(known)})")
         self.arch, self.fragments, self.cmdline, self.same_build = "x86_64", [], [], None
         self.base = None
+        self.tree, tree_line = "series", None
         with open(path, encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
                 line = line.strip()
@@ -77,8 +92,24 @@ class Variant:
                         raise PvrtError(f"variants/{name}:{lineno}: base '{val}'"
                                          " is not a *config make target")
                     self.base = val
+                elif key == "tree":
+                    if val not in TREES:
+                        raise PvrtError(f"variants/{name}:{lineno}: tree '{val}': known"
+                                         f" trees are {', '.join(TREES)}")
+                    self.tree = val
+                    tree_line = lineno
                 else:
                     raise PvrtError(f"variants/{name}:{lineno}: unknown '{key}'")
+        if self.same_build:
+            # Its kernel is the other variant's: so is the tree it is built from.
+            if tree_line:
+                raise PvrtError(f"variants/{name}:{tree_line}: 'tree' with 'same-build':"
+                                f" the kernel is {self.same_build}'s, built from its tree")
+            built = Variant(self.same_build, top)
+            if built.same_build:
+                raise PvrtError(f"variants/{name}: same-build {self.same_build}, which boots"
+                                f" {built.same_build}'s build: name {built.same_build}")
+            self.tree = built.tree
         if base_target and not self.base:
             self.base = base_target
             self.fragments.append(PRODUCT_FRAGMENT)
@@ -92,12 +123,26 @@ class Variant:
         return self.same_build or self.name
 
     @property
+    def from_base(self):
+        """Built from the series' base commit (directive "tree base")."""
+        return self.tree == "base"
+
+    @property
     def out_name(self):
-        """The build directory's name under build/out."""
+        """The build directory's name under build/out: a kernel built from
+        the base ends in -base, apart from one of the series tree."""
         if not self.base_config:
-            return self.name + (f"-{self.base_target}" if self.base_target else "")
-        with open(self.base_config, "rb") as f:
-            return f"{self.name}-kc-{hashlib.sha256(f.read()).hexdigest()[:10]}"
+            name = self.name + (f"-{self.base_target}" if self.base_target else "")
+        else:
+            with open(self.base_config, "rb") as f:
+                name = f"{self.name}-kc-{hashlib.sha256(f.read()).hexdigest()[:10]}"
+        return name + ("-base" if self.from_base else "")
+
+
+def out_dir(top, name, bdir=None):
+    """The build directory of the kernel variant NAME boots (its same-build's)."""
+    var = Variant(Variant(name, top).build_name, top)
+    return os.path.join(bdir or os.environ["PVRT_BUILD"], "out", var.out_name)
 
 
 def parse_fragment(text):
@@ -140,6 +185,136 @@ def series_kunitconfigs(top, tree, arch=None):
                 if arch is None or only is None or only == arch:
                     paths.append(path)
     return paths
+
+
+# The trees a variant can be built from ("tree" directive): the series tree
+# (the default) or its base commit.
+TREES = ("series", "base")
+BASE_SUFFIX = "-base"
+
+
+def base_tree(tree):
+    """The base worktree beside series tree TREE: build/linux-base for build/linux."""
+    return os.path.normpath(tree) + BASE_SUFFIX
+
+
+def _git(*args, check=True):
+    res = subprocess.run(["git", *args], capture_output=True, text=True)
+    if check and res.returncode:
+        raise PvrtError(f"git {' '.join(args)}:\n{(res.stderr or res.stdout).strip()}")
+    return res
+
+
+# In the git admin directory of a base worktree ensure_base_tree() made:
+# only such a worktree is ever checked out again or removed.
+BASE_MARK = "pvrt-base-worktree"
+
+
+def _own_base_tree(tree, path):
+    """Whether PATH is the base worktree of TREE that ensure_base_tree()
+    made: a git worktree of TREE's repository whose admin directory carries
+    BASE_MARK.  A clone, a user's own worktree, anything else is not."""
+    if not os.path.isfile(os.path.join(path, ".git")) or os.path.islink(path):
+        return False
+    admin = _git("-C", path, "rev-parse", "--absolute-git-dir", check=False)
+    common = _git("-C", path, "rev-parse", "--path-format=absolute", "--git-common-dir",
+                  check=False)
+    mine = _git("-C", tree, "rev-parse", "--path-format=absolute", "--git-common-dir"
+                ).stdout.strip()
+    if admin.returncode or common.returncode:
+        return False
+    return os.path.realpath(common.stdout.strip()) == os.path.realpath(mine) and \
+        os.path.isfile(os.path.join(admin.stdout.strip(), BASE_MARK))
+
+
+def remove_base_tree(tree, log=print):
+    """Remove the base worktree of TREE (before TREE itself is removed),
+    when it is the one ensure_base_tree() made; anything else at its path
+    is left alone."""
+    path = base_tree(tree)
+    if os.path.lexists(path) and _own_base_tree(tree, path):
+        log(f"removing the base worktree {path}")
+        _git("-C", tree, "worktree", "remove", "--force", path)
+
+
+def ensure_base_tree(tree, log=print):
+    """Put the base worktree of series tree TREE (base_tree()) at TREE's
+    refs/pvrt/base: created (a detached git worktree of TREE, marked as
+    ours in its admin directory) when missing, moved when the base changed,
+    checked out again when a file in it was changed.  Anything else at that
+    path (a clone, a user's own worktree, a worktree of a removed TREE) is
+    refused and left as it is.  Returns its path.  make runs in it with O=."""
+    path = base_tree(tree)
+    want = _git("-C", tree, "rev-parse", "-q", "--verify", BASE_REF + "^{commit}",
+                check=False).stdout.strip()
+    if not want:
+        raise PvrtError(f"{tree} has no {BASE_REF}: is it a tree of scripts/apply?"
+                        " (run scripts/apply)")
+    if os.path.lexists(path):
+        if not _own_base_tree(tree, path):
+            raise PvrtError(f"{path} exists and is not the base worktree scripts/apply made"
+                            f" for {tree}; move it away (the stock baselines are built there)")
+        head = _git("-C", path, "rev-parse", "-q", "--verify", "HEAD", check=False)
+        dirty = _git("-C", path, "status", "--porcelain", "--untracked-files=no").stdout
+        if head.stdout.strip() == want and not dirty:
+            return path
+        log(f"{path}: moving to the base {want[:12]}"
+            + (" (its changed files are checked out again)" if dirty else ""))
+        _git("-C", path, "checkout", "-q", "-f", "--detach", want)
+        return path
+    log(f"creating the base worktree {path} at {want[:12]}")
+    # -f: PATH may still be registered (its directory deleted); no other
+    # worktree entry of TREE is touched.
+    _git("-C", tree, "worktree", "add", "-q", "-f", "--detach", path, want)
+    admin = _git("-C", path, "rev-parse", "--absolute-git-dir").stdout.strip()
+    with open(os.path.join(admin, BASE_MARK), "w", encoding="utf-8") as f:
+        f.write("the base worktree scripts/apply and scripts/build made\n")
+    return path
+
+
+def make_tree(tree, variant, ensure=True):
+    """The tree make runs in for VARIANT: TREE, or its base worktree
+    (brought to refs/pvrt/base when ENSURE)."""
+    if not variant.from_base:
+        return tree
+    return ensure_base_tree(tree) if ensure else base_tree(tree)
+
+
+def source_record(tree, variant):
+    """{"tree": "series" or "base", "commit": ..., "dirty": ...}: what
+    VARIANT's kernel is built from in series tree TREE (the base commit for
+    a "tree base" variant, the tree's HEAD otherwise), and whether the tree
+    make runs in has changes to tracked files that commit lacks (None: not
+    a git tree)."""
+    ref = BASE_REF if variant.from_base else "HEAD"
+    res = _git("-C", tree, "rev-parse", "-q", "--verify", ref + "^{commit}", check=False)
+    status = _git("-C", make_tree(tree, variant, ensure=False), "status", "--porcelain",
+                  "--untracked-files=no", check=False)
+    return {"tree": variant.tree, "commit": res.stdout.strip() or None,
+            "dirty": bool(status.stdout.strip()) if not status.returncode else None}
+
+
+SOURCE_FILE = "pvrt-source.json"
+
+
+def built_from(out):
+    """The record source_record() left in build directory OUT, or None."""
+    try:
+        with open(os.path.join(out, SOURCE_FILE), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def source_text(out):
+    """What the kernel in OUT was built from, as results record it ("base
+    <commit>" or "series <commit>", "+dirty" after it when the tree had
+    changes the commit lacks), or None (built by an older version)."""
+    rec = built_from(out)
+    if not rec or not rec.get("commit"):
+        return None
+    return f"{rec.get('tree', 'series')} {rec['commit'][:12]}" + \
+        ("+dirty" if rec.get("dirty") else "")
 
 
 # A Kconfig entry: "config FOO" or "menuconfig FOO" at the start of a line.
@@ -320,8 +495,10 @@ def configure(top, tree, variant, out, strict=True):
     in a user's .config.  STRICT=False, for a commit in the middle of the
     series: fragments the tree has no file for are left out, and lines that
     did not take effect (options a later commit adds) are returned, not an
-    error."""
+    error.  A "tree base" variant is configured in TREE's base worktree
+    (ensure_base_tree()) from the fragments of TREE."""
     os.makedirs(out, exist_ok=True)
+    mtree = make_tree(tree, variant)
     text = fragment_text(top, tree, variant, strict)
     frag = os.path.join(out, "pvrt-fragment.config")
     with open(frag, "w", encoding="utf-8") as f:
@@ -329,7 +506,7 @@ def configure(top, tree, variant, out, strict=True):
     added = []
     if variant.base_config:
         shutil.copyfile(variant.base_config, os.path.join(out, ".config"))
-        subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=tree, check=True,
+        subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=mtree, check=True,
                        stdout=subprocess.DEVNULL)
         with open(os.path.join(out, ".config"), encoding="utf-8") as f:
             have = parse_fragment(f.read())
@@ -337,19 +514,21 @@ def configure(top, tree, variant, out, strict=True):
                  for k, v in parse_fragment(text).items() if have.get(k, "n") != v]
     if variant.base or variant.base_config:
         if variant.base and not variant.base_config:
-            subprocess.run(make_cmd(out, variant.arch, variant.base), cwd=tree, check=True,
+            subprocess.run(make_cmd(out, variant.arch, variant.base), cwd=mtree, check=True,
                            stdout=subprocess.DEVNULL)
         subprocess.run(["scripts/kconfig/merge_config.sh", "-m", "-O", out,
-                        os.path.join(out, ".config"), frag], cwd=tree, check=True,
+                        os.path.join(out, ".config"), frag], cwd=mtree, check=True,
                        stdout=subprocess.DEVNULL, env=dict(os.environ, ARCH=variant.arch))
-        subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=tree, check=True,
+        subprocess.run(make_cmd(out, variant.arch, "olddefconfig"), cwd=mtree, check=True,
                        stdout=subprocess.DEVNULL)
     else:
         subprocess.run(make_cmd(out, variant.arch, "allnoconfig",
                                 extra=[f"KCONFIG_ALLCONFIG={frag}"]),
-                       cwd=tree, check=True, stdout=subprocess.DEVNULL)
+                       cwd=mtree, check=True, stdout=subprocess.DEVNULL)
     # Without the series, its options' other values (pv_rt.config's
-    # IKT_DEFAULT_PRIO) cannot take effect: they depend on what is off.
+    # IKT_DEFAULT_PRIO) cannot take effect: they depend on what is off.  In
+    # the base, where those options do not exist, the same ones are skipped:
+    # TREE (the series) says which they are.
     skip = series_symbols(tree) if "without-series" in variant.fragments else ()
     bad = check_config(text, os.path.join(out, ".config"), skip)
     if not strict:
@@ -373,23 +552,30 @@ def build_variant(top, tree, variant, out=None, log=print):
     if not os.path.isfile(os.path.join(tree, "Makefile")):
         raise PvrtError(f"{tree} is not a kernel tree (run scripts/apply first)")
     t0 = time.time()
+    if os.path.exists(os.path.join(out, SOURCE_FILE)):
+        os.remove(os.path.join(out, SOURCE_FILE))   # said again when this build is done
     added = configure(top, tree, variant, out)
+    mtree = make_tree(tree, variant, ensure=False)
     if added:
         log(f"build: {variant.name}: {variant.base_config} changed by the variant's fragments"
             f" (QEMU guest, preemption model, tests):\n    " + "\n    ".join(added))
-    log(f"build: {variant.name}: configured, compiling in {out}")
+    source = source_record(tree, variant)
+    log(f"build: {variant.name}: configured, compiling in {out}"
+        + (f" from the base {source['commit'][:12]} ({mtree})" if variant.from_base else ""))
     with open(os.path.join(out, ".config"), encoding="utf-8") as f:
         modules = "CONFIG_MODULES=y" in f.read().split("\n")
     targets = (["bzImage"] + (["modules"] if modules else [])
                if variant.arch == "x86_64" else ["all"])
-    subprocess.run(make_cmd(out, variant.arch, *targets), cwd=tree, check=True)
+    subprocess.run(make_cmd(out, variant.arch, *targets), cwd=mtree, check=True)
     modroot = os.path.join(out, "modroot")
     subprocess.run(["rm", "-rf", modroot], check=True)
     if variant.arch == "x86_64" and modules:
         subprocess.run(make_cmd(out, variant.arch, "modules_install",
                                 extra=[f"INSTALL_MOD_PATH={modroot}", "INSTALL_MOD_STRIP=1",
                                        "DEPMOD=true"]),
-                       cwd=tree, check=True, stdout=subprocess.DEVNULL)
+                       cwd=mtree, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, SOURCE_FILE), "w", encoding="utf-8") as f:
+        json.dump(source, f)
     log(f"build: {variant.name}: done in {time.time() - t0:.0f}s")
     return out
 
@@ -404,8 +590,10 @@ def main(argv=None):
         epilog="example:\n  scripts/build project        # build/out/project/arch/x86/boot/bzImage",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("variant", help="a file in variants/: stock, project, rt, ...")
-    ap.add_argument("--tree", help="kernel tree (default: build/linux)")
-    ap.add_argument("--out", help="build directory (default: build/out/VARIANT)")
+    ap.add_argument("--tree", help="the series tree (default: build/linux); a 'tree base'"
+                    " variant is built in TREE-base, at TREE's refs/pvrt/base")
+    ap.add_argument("--out", help="build directory (default: build/out/VARIANT, or"
+                    " build/out/VARIANT-base for a 'tree base' variant)")
     args = ap.parse_args(argv)
     top = os.environ["PVRT_TOP"]
     tree = os.path.abspath(args.tree or os.path.join(os.environ["PVRT_BUILD"], "linux"))

@@ -13,7 +13,8 @@ from pvrt import apply as apply_mod, build
 
 def apply_tree(top, bdir, log):
     """Apply the series to the workspace build/linux (KERNEL_SRC or the
-    pinned Debian base); returns the tree."""
+    pinned Debian base), with build/linux-base beside it at the base (the
+    tree of the "tree base" variants); returns the series tree."""
     tree = os.path.join(bdir, "linux")
     tip = apply_mod.refresh_workspace(top, tree, os.environ.get("KERNEL_SRC"), False)
     log(f"series applied: {tree} at {tip[:12]}")

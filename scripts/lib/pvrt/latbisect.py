@@ -245,7 +245,18 @@ def main(argv=None):
                  " (or give --threshold)")
     top, bdir = os.environ["PVRT_TOP"], os.environ["PVRT_BUILD"]
     log = logs.logger("latency-bisect")
-    build.Variant(args.variant, top)            # fail early on a typo, before applying
+    # The kernel a step builds: the variant's build (its same-build's), from
+    # the commit under test.  A "tree base" variant (a stock baseline) is
+    # built from the commit too: with --tree that is a commit of the user's
+    # tree; without, a commit of the series, where its base is the same
+    # kernel at every step.
+    bvar = build.Variant(build.Variant(args.variant, top).build_name, top)  # typo: fails early
+    if bvar.from_base and not args.tree:
+        raise BisectError(f"variant {args.variant} is built from the series' base (tree base),"
+                          " the same kernel at every commit of the series: bisect a variant"
+                          " built from the series tree (project, ...), or give --tree to"
+                          " bisect another tree's commits")
+    bvar.tree = "series"
     tree = os.path.abspath(args.tree) if args.tree else experiment.apply_tree(top, bdir, log)
     try:
         # ^{commit}: an annotated tag names its commit, not the tag object.
@@ -279,7 +290,7 @@ def main(argv=None):
         step = {"commit": commit, "subject": subject, "runs": []}
         steps.append(step)
         try:
-            build.build_variant(top, work, build.Variant(args.variant, top), out, log=log)
+            build.build_variant(top, work, bvar, out, log=log)
         except (subprocess.CalledProcessError, PvrtError) as e:
             step["problem"] = f"does not build: {e}"
             save()

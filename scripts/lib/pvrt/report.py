@@ -662,10 +662,12 @@ def provenance_lines(rows):
         p = r.get("provenance")
         if p and r.get("variant"):
             kernels.setdefault(r["variant"], set()).add(
-                (p.get("uname_v", "?"), p.get("cmdline", "?")))
+                (p.get("uname_v", "?"), p.get("cmdline", "?"), p.get("kernel_tree")))
     for v, seen in kernels.items():
-        for uname_v, cmdline in sorted(seen):
-            out.append(f"- booted {v}: `{uname_v}`, command line `{cmdline}`")
+        for uname_v, cmdline, tree in sorted(seen, key=lambda s: tuple(map(str, s))):
+            out.append(f"- booted {v}: `{uname_v}`, command line `{cmdline}`"
+                       + (f", built from the {tree.replace(' ', ' tree at ', 1)}"
+                          if tree else ""))
     for key, label in (("qemu", "QEMU"), ("rt-tests", "rt-tests"), ("stress-ng", "stress-ng"),
                        ("busybox-static", "busybox"), ("host", "host"),
                        ("host_kernel", "host kernel"), ("host_cpu", "host CPU")):

@@ -890,6 +890,8 @@ def main(args, argv, run=subprocess.run):
             "variants": args.variants, "load": args.load, "seconds": secs, "runs": runs,
             "kernel_config": kc, "base_config": "allnoconfig", "target": tgt.url,
             "reboot": args.target_reboot, "board": hw, "rigs": ["smp1"],
+            "kernel_trees": {v: build.source_text(outs[build.Variant(v, top).build_name])
+                             for v in args.variants},
             **experiment.tree_ids(tree)}
     save(meta, os.path.join(results_dir, "meta.json"))
     results = os.path.join(results_dir, "results.json")
@@ -912,6 +914,9 @@ def main(args, argv, run=subprocess.run):
                 row = measure(remote, tree, v, secs, args.load, run_no, results_dir, hw, tdir)
                 row["key"] = f"latency/{v}/{args.load}/{run_no}"
                 row["build_id"] = state["build_id"]
+                tree_text = build.source_text(out)
+                if tree_text:       # as validate's provenance() records it
+                    row["provenance"]["kernel_tree"] = tree_text
                 rows.append(row)
                 save(rows, results)
                 for p in row["problems"]:

@@ -87,7 +87,7 @@ def table(rows):
 
 def boot_one(top, name, runs, results_dir):
     var = build.Variant(name, top)
-    out = os.path.join(os.environ["PVRT_BUILD"], "out", var.build_name)
+    out = build.out_dir(top, name)
     log_path = os.path.join(results_dir, f"{name}.log")
     log(f"{name}: booting (-smp 1 -icount), {runs} runs")
     res = boot.boot(build.kernel_image(out), f"throughput {runs}", log_path,
@@ -121,7 +121,7 @@ def main(argv=None):
         build.Variant(n, top)           # refuses an unknown variant before any work
     if args.no_build:
         for n in names:
-            out = os.path.join(bdir, "out", build.Variant(n, top).build_name)
+            out = build.out_dir(top, n, bdir)
             if not os.path.exists(build.kernel_image(out)):
                 raise PvrtError(f"{n}: no kernel in {out}; run without --no-build")
         return _run(args, top, bdir, names)

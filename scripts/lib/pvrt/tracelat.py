@@ -3,8 +3,8 @@
 
 For each variant (default: stock and project) builds a traced twin, the
 variant plus variants/fragments/trace.config (the preemptirqsoff tracer), in
-build/out/<variant>-trace, boots it in instruction-counted virtual time
-(-smp 1 -icount shift=2,sleep=off) and runs guest/latency-trace: cyclictest
+build/out/<variant>-trace (-trace-base for a "tree base" variant), boots it
+in instruction-counted virtual time (-smp 1 -icount shift=2,sleep=off) and runs guest/latency-trace: cyclictest
 at SCHED_FIFO 99 under the load while the tracer keeps the longest section
 with preemption or interrupts off of every second, with its stack trace.
 

@@ -2,8 +2,9 @@
 """scripts/validate: the main job.  Is the project kernel more real-time, by how much?
 
 Applies the series to the base tree, builds the stock CONFIG_PREEMPT kernel
-(booted as is and with threadirqs), PREEMPT_RT and the project kernel from the
-same tree, boots each under QEMU in instruction-counted virtual time
+(booted as is and with threadirqs) and PREEMPT_RT from the series' base and
+the project kernel from the series tree, boots each under QEMU in
+instruction-counted virtual time
 (-smp 1 -icount shift=2,sleep=off) and runs cyclictest -m -p 99 -i 200 under
 the load, runs interleaved across kernels.  Prints a progress line per build
 and boot, the headline table (the issue's goals as ratios of the same run)
@@ -131,7 +132,7 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None,
             isolated=False):
     """One cyclictest run: a row of kind "latency"."""
     var = build.Variant(variant, top)
-    out = out or os.path.join(bdir, "out", var.build_name)
+    out = out or build.out_dir(top, variant, bdir)
     rig = rig_name(cpus, isolated)
     log_path = os.path.join(results_dir, f"{variant}-{load}-{run_no}"
                             + ("" if rig == "smp1" else f"-{rig}") + ".log")
@@ -143,7 +144,7 @@ def measure(top, bdir, tree, variant, secs, load, run_no, results_dir, out=None,
                     append=" ".join(append), timeout=cpus * secs * 20 + 600)
     row = {"kind": "latency", "variant": variant, "load": load, "run": run_no,
            "seconds": secs, "log": log_path, "problems": res.problems(),
-           "provenance": provenance(res), "cpus": cpus, "isolated": isolated, "rig": rig}
+           "provenance": provenance(res, out), "cpus": cpus, "isolated": isolated, "rig": rig}
     judge_cyclictest(row, res, isolated)
     row["kunit"] = kunit_counts(tree, log_path)
     return row
@@ -171,10 +172,17 @@ def judge_cyclictest(row, res, isolated=False):
             row["problems"] += sample_problems(row)
 
 
-def provenance(res):
+def provenance(res, out=None):
     """The record of what a boot measured on: the guest's `uname -v` and
-    /proc/cmdline, the QEMU and guest userspace versions, the host."""
-    return dict(console.provenance(res.text), **boot.host_provenance())
+    /proc/cmdline, the QEMU and guest userspace versions, the host; with
+    the build directory OUT, the tree its kernel came from ("kernel_tree":
+    "base <commit>" for a stock baseline built from the series' base,
+    "series <commit>" otherwise)."""
+    rec = dict(console.provenance(res.text), **boot.host_provenance())
+    tree = build.source_text(out) if out else None
+    if tree:
+        rec["kernel_tree"] = tree
+    return rec
 
 
 def sample_problems(row):
@@ -256,7 +264,7 @@ def measure_rtla(top, variant, out, secs, load, results_dir):
                     append=" ".join(var.cmdline), timeout=secs * 40 + 600)
     secs_ = res.sections()
     row = {"kind": "rtla", "variant": variant, "load": load, "seconds": secs, "log": log_path,
-           "problems": res.problems(), "provenance": provenance(res)}
+           "problems": res.problems(), "provenance": provenance(res, out)}
     row.update(parse_rtla(secs_.get("rtla-top", (1, []))[1], secs_.get("rtla-aa", (1, []))[1]))
     if row.get("samples") is None and not row["problems"]:
         row["problems"] = ["no rtla timerlat summary line"]
@@ -282,7 +290,7 @@ def measure_chain(top, out, secs, results_dir):
     rows = torture.verdicts(scens, res, durations, "project/icount")
     for row, sc in zip(rows, scens):
         lock = next(p.split("=", 1)[1] for p in sc.params if p.startswith("lock="))
-        row.update(kind="chain", variant="project", lock=lock, provenance=provenance(res),
+        row.update(kind="chain", variant="project", lock=lock, provenance=provenance(res, out),
                    problems=[] if row["ok"] else [chain_problem(sc.name, row)])
     return rows
 
@@ -508,6 +516,41 @@ def resume_mismatch(old, new):
             if k in old and k in new and old[k] != new[k]]
 
 
+def tree_kinds(top, variants):
+    """{variant: "base" or "series"}: the tree each of VARIANTS' kernels is
+    built from (its build's "tree" directive)."""
+    return {v: build.Variant(build.Variant(v, top).build_name, top).tree for v in variants}
+
+
+def old_tree_kind(old, variant):
+    """The tree VARIANT's kernel was built from in the run of meta OLD
+    (None: not measured there).  A run saved before any variant was built
+    from the base records no kernel_trees: its kernels are the series'."""
+    if variant not in old.get("variants", []):
+        return None
+    text = (old.get("kernel_trees") or {}).get(variant)
+    return text.split()[0] if text else "series"
+
+
+def resume_tree_mismatch(old, kinds):
+    """[what differs] between the trees the kernels of the run being resumed
+    (meta OLD) and of this one (KINDS, tree_kinds()) were built from."""
+    where = {"series": "from the series tree", "base": "from the base"}
+    return [f"{v} built {where.get(was, was)} there, {where[now]} now"
+            for v, now in kinds.items()
+            for was in [old_tree_kind(old, v)] if was is not None and was != now]
+
+
+def merged_kernel_trees(old, new):
+    """meta's kernel_trees of a resumed run: each variant's entry of the run
+    being resumed (OLD) stands; a variant it lacks takes this run's (NEW)."""
+    merged = dict(old or {})
+    for v, text in new.items():
+        if merged.get(v) is None:
+            merged[v] = text
+    return merged
+
+
 def resume_refusal(results_dir, differ):
     return (f"--resume {results_dir}: its runs were measured otherwise ("
             + "; ".join(differ) + "); pooling them with new runs would mix two"
@@ -674,6 +717,7 @@ def main(argv=None):
                                             "base_config": args.base,
                                             "kernel_config": (os.path.abspath(args.kernel_config)
                                                               if args.kernel_config else None)})
+        differ += resume_tree_mismatch(old_meta, tree_kinds(top, args.variants))
         if differ:
             raise ValidateError(resume_refusal(results_dir, differ))
         done = report.judge_load(load_rows(os.path.join(results_dir, "results.json")))
@@ -747,6 +791,8 @@ def main(argv=None):
             "runs": args.runs, "kernel_config": kc, "base_config": args.base,
             "full": args.full, "soak": args.soak,
             "rigs": [rig_name(c, i) for c, i in args.rigs],
+            # The tree each kernel came from: the stock baselines' is the base.
+            "kernel_trees": {v: build.source_text(outs[v]) for v in args.variants},
             **experiment.tree_ids(tree)}
     if old_meta is not None:
         # The run keeps the record of how it started; each resumption is added.
@@ -754,6 +800,8 @@ def main(argv=None):
                 "resumed": old_meta.get("resumed", []) + [
                     {"started": meta["started"], "command": meta["command"]}],
                 "variants": list(dict.fromkeys(old_meta.get("variants", []) + args.variants)),
+                "kernel_trees": merged_kernel_trees(old_meta.get("kernel_trees"),
+                                                    meta["kernel_trees"]),
                 "runs": max(old_meta.get("runs", 0), args.runs)}
     save(meta, os.path.join(results_dir, "meta.json"))
     jobs = plan(args, top, bdir, tree, outs, results_dir)

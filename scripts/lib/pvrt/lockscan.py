@@ -1237,19 +1237,27 @@ def base_struct(base, func):
 _MAY_ASSIGN = re.compile(r"^([A-Z_][A-Z0-9_]*|\w*for_each\w*|do_each\w*|swap|\w*get_user\w*)$")
 
 
-def _callee(toks, i):
-    """The name called with toks[i] among its arguments, or None."""
-    depth = 0
+def _call_site(toks, i):
+    """(the name called with toks[i] among its arguments, or None; the
+    index of the argument toks[i] is in)."""
+    depth, idx = 0, 0
     for j in range(i - 1, -1, -1):
         if toks[j] in (")", "]"):
             depth += 1
         elif toks[j] in ("(", "["):
             if depth == 0:
-                return toks[j - 1] if toks[j] == "(" and j else None
+                return (toks[j - 1] if toks[j] == "(" and j else None), idx
             depth -= 1
+        elif toks[j] == "," and depth == 0:
+            idx += 1
         elif toks[j] in (";", "{", "}"):
-            return None
-    return None
+            return None, idx
+    return None, idx
+
+
+def _callee(toks, i):
+    """The name called with toks[i] among its arguments, or None."""
+    return _call_site(toks, i)[0]
 
 
 class Scan:
@@ -2034,22 +2042,12 @@ class Scan:
         skb_queue_walk()), or is a macro read whose body assigns that
         parameter, takes its address or passes it on bare to a callee that
         may (three levels; deeper: may).  A function's argument is a copy."""
-        name, idx = _callee(toks, i), 0
+        name, idx = _call_site(toks, i)
         if not name:
             # a macro body's `(p) ...` the loop below did not place
             return depth > 0
         if _MAY_ASSIGN.match(name):
             return True
-        d = 0
-        for j in range(i - 1, -1, -1):
-            if toks[j] in (")", "]"):
-                d += 1
-            elif toks[j] in ("(", "["):
-                if d == 0:
-                    break
-                d -= 1
-            elif toks[j] == "," and d == 0:
-                idx += 1
         defs = self.defs(name)
         if not defs or (arch_of(self.f.path) is None and
                         all(arch_of(d.path) is not None for d in defs)):

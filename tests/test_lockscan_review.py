@@ -885,3 +885,11 @@ def test_the_advisors_note_names_the_configuration(tmp_path):
     assert advisor.static_verdict(res)[1] == (
         "static: all 1 sites in process context (CONFIG_PREEMPT_RT unset and"
         " CONFIG_PREEMPT_RT=y)")
+
+
+# advisor-fix7 (the review of fix6), item 1: a compound assignment in the body
+
+@pytest.mark.parametrize("stmt", ["p += 1;", "p -= 1;", "p *= 1;", "p /= 1;", "p %= 2;",
+                                  "p &= 0;", "p |= 0;", "p ^= 0;", "p <<= 0;", "p >>= 0;"])
+def test_a_compound_assignment_in_the_body_changes_the_locked_pointer(tmp_path, stmt):
+    assert r6(tmp_path, r6_step("", stmt)) == "atomic"

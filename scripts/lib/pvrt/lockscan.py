@@ -2023,7 +2023,10 @@ class Scan:
                 if decl > 1 or depth != 1 or labels:
                     return False
                 continue
-            if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
+            nxt2 = body[i + 2] if i + 2 < len(body) else ""
+            if nxt == "=" or (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
+                # `p = ...`, or a compound assignment: _TOKEN cuts `+=`
+                # into `+` and `=`
                 return False
             if prev in ("(", ",") and nxt in (",", ")") and \
                     self._may_assign(body, i):

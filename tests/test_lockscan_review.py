@@ -893,3 +893,41 @@ def test_the_advisors_note_names_the_configuration(tmp_path):
                                   "p &= 0;", "p |= 0;", "p ^= 0;", "p <<= 0;", "p >>= 0;"])
 def test_a_compound_assignment_in_the_body_changes_the_locked_pointer(tmp_path, stmt):
     assert r6(tmp_path, r6_step("", stmt)) == "atomic"
+
+
+# item 2: the sides of an #if are alternatives, not one after the other
+
+def r6_sc(body, pre=""):
+    """SYSCALL_DEFINE1(b2, int, x) { BODY return 0; } after R6_USE and PRE."""
+    return R6_USE + pre + "SYSCALL_DEFINE1(b2, int, x)\n{\n" + body + "\n\treturn 0;\n}\n"
+
+
+@pytest.mark.parametrize("body", [
+    # a release on one build, use() on both
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_FOO\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n"
+    "#ifndef CONFIG_FOO\n\tspin_unlock(&g_lock);\n#endif\n",
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_FOO\n\tspin_unlock(&g_lock);\n\tuse();\n#else\n"
+    "\tuse();\n\tspin_unlock(&g_lock);\n#endif\n",
+    "\tspin_lock(&g_lock);\n#if defined(A)\n\tspin_unlock(&g_lock);\n#elif defined(B)\n"
+    "\tx++;\n#else\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
+    # nested, and a side that returns
+    "\tspin_lock(&g_lock);\n#ifdef A\n#ifdef B\n\tspin_unlock(&g_lock);\n#endif\n#endif\n"
+    "\tuse();\n\tspin_unlock(&g_lock);\n",
+    "\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n\treturn 0;\n#else\n"
+    "\tx++;\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
+    # not whole statements: a release there does not count
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef A\n\t\tspin_unlock(&g_lock);\n#else\n\t\tx++;\n#endif\n"
+    "\tuse();\n",
+    "\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n",
+    "\tspin_lock(&g_lock);\n\tx = f(x,\n#ifdef A\n\t\tspin_unlock(&g_lock),\n#endif\n\t\t0);\n"
+    "\tuse();\n",
+])
+def test_the_sides_of_an_if_directive_are_alternatives(tmp_path, body):
+    assert r6(tmp_path, r6_sc(body)) == "atomic"
+
+
+def test_a_release_on_every_side_of_an_if_directive_counts(tmp_path):
+    """The precision kept: both sides release."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n"
+                              "#else\n\tx++;\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) \
+        == "process"

@@ -498,9 +498,14 @@ def _blank(m):
     return re.sub(r"[^\n]", " ", s)
 
 
-def tokenize(text):
+_DIRECTIVE = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+
+
+def tokenize(text, directives=None):
     """[(token, line)] of C source, comments and strings removed; #define
-    bodies are returned separately as {name: (params, tokens, line)}."""
+    bodies are returned separately as {name: (params, tokens, line)}.
+    DIRECTIVES, a list, receives (index of the next token, "if" / "elif" /
+    "else" / "endif") for each conditional directive, in order."""
     # join continuation lines first (a comment in a #define must not take
     # its backslash with it); the joined lines stay as empty lines so that
     # line numbers do not move
@@ -530,6 +535,11 @@ def tokenize(text):
                 body = [(t, no) for t in _TOKEN.findall(m.group(3))]
                 macros.setdefault(m.group(1), []).append(
                     ([p.strip() for p in m.group(2).split(",")], body, no))
+            m = _DIRECTIVE.match(full)
+            if m and directives is not None:
+                kind = m.group(1)
+                directives.append((len(toks), "if" if kind.startswith("if") else
+                                   "elif" if kind.startswith("elif") else kind))
             i += 1
             continue
         toks.extend((t, no) for t in _TOKEN.findall(line))
@@ -579,8 +589,11 @@ def balance_error(toks):
 
 class Func:
     def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None,
-                 unparsable=None, head=()):
+                 unparsable=None, head=(), pp=()):
         self.name, self.path, self.static, self.toks = name, path, static, toks
+        # the conditional directives in the body: (index of the token after
+        # it in TOKS, "if" / "elif" / "else" / "endif"), in order
+        self.pp = list(pp)
         self.head = list(head)   # the tokens of the definition before its body
         self.line, self.macro, self.params = line, macro, list(params)
         self.init = init       # the struct type of a top-level initializer
@@ -592,7 +605,8 @@ class Func:
 
 def functions(path, text):
     """The function definitions (and function-like macros) of one file."""
-    toks, macros = tokenize(text)
+    directives = []
+    toks, macros = tokenize(text, directives)
     out = []
     bad = balance_error(toks)
     if bad:
@@ -618,7 +632,8 @@ def functions(path, text):
             static = any(x[0] == "static" for x in head)
             if name:
                 out.append(Func(name, path, static, toks[i:end + 1], toks[i][1],
-                                head=head))
+                                head=head, pp=[(k - i, d) for k, d in directives
+                                               if i < k <= end]))
             elif head and head[-1][0] == "=" or (len(head) > 1 and head[-2][0] == "]"
                                                   and head[-1][0] == "="):
                 # `struct file_operations fops = { .open = f, ... };`
@@ -1293,6 +1308,9 @@ class Scan:
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
         self._stable_memo = {}
+        # > 0: reading what an #if group spans whose sides are not whole
+        # statements, where no release counts (_stmts())
+        self.quiet = 0
         # the enclosing loops and switches: what their breaks and
         # continues carry
         self.loops = []
@@ -1321,6 +1339,7 @@ class Scan:
     def _run(self):
         toks = self.f.toks
         st = State()
+        self.quiet = 0
         if self.f.init is not None:
             # initializers and file scope take no lock; _refs() reads them
             self.end_state = st
@@ -1391,8 +1410,30 @@ class Scan:
     def _block(self, toks, i, st):
         end = _match(toks, i)
         guards = []
-        j, term = i + 1, False
+        st, term = self._stmts(toks, i + 1, end, st, guards, False)
+        for kinds in guards:
+            st.release(kinds)
+        return end + 1, st, term
+
+    def _stmts(self, toks, j, end, st, guards, term, dmin=0):
+        """The statements TOKS[J:END] of a block (GUARDS: its guard()s,
+        released at its end) read from ST: (state after, whether the last
+        one ends its path).  An #if group whose sides are whole statements
+        is read like an if/else whose condition is not known (_pp_group());
+        a statement that holds a conditional directive elsewhere (in an
+        expression, between an if and its body) is read with both sides,
+        but no release in it counts (self.quiet)."""
+        pp = self.f.pp if toks is self.f.toks else []
         while j < end:
+            if pp:
+                while dmin < len(pp) and pp[dmin][0] < j:
+                    dmin += 1
+                g = dmin
+                while g < len(pp) and pp[g][0] == j and pp[g][1] != "if":
+                    g += 1
+                if g < len(pp) and pp[g][0] == j:
+                    j, st, term, dmin = self._pp_group(toks, j, end, st, guards, term, g)
+                    continue
             if toks[j][0] in ("guard",) and j + 1 < end and toks[j + 1][0] == "(":
                 args, k = split_args(toks, j + 1)
                 gname = text_of(args[0]) if args else ""
@@ -1419,10 +1460,98 @@ class Scan:
                 sw = self._switch_entry()
                 if sw is not None:
                     st = sw.copy()
-            j, st, term = self._stmt(toks, j, end, st)
-        for kinds in guards:
-            st.release(kinds)
-        return end + 1, st, term
+            inner = bool(pp) and self._pp_inside(toks, j, end, pp, dmin)
+            self.quiet += inner
+            try:
+                j, st, term = self._stmt(toks, j, end, st)
+            finally:
+                self.quiet -= inner
+        return st, term
+
+    @staticmethod
+    def _pp_inside(toks, j, end, pp, dmin):
+        """Whether a conditional directive of PP is inside the statement at
+        toks[j] other than in a block of it at parenthesis depth 0 (a body
+        its own _stmts() reads)."""
+        try:
+            k = _skip(toks, j, end)
+        except (Unparsable, IndexError):
+            k = end
+        inside = [p for p, _d in pp[dmin:] if j < p < k]
+        if not inside:
+            return False
+        covered, depth, x = [], 0, j
+        while x < k:
+            t = toks[x][0]
+            if t in ("(", "["):
+                depth += 1
+            elif t in (")", "]"):
+                depth -= 1
+            elif t == "{" and depth == 0:
+                m = _match(toks, x)
+                covered.append((x, m))
+                x = m
+            x += 1
+        return any(not any(a < p <= b for a, b in covered) for p in inside)
+
+    def _pp_group(self, toks, j, end, st, guards, term, g):
+        """The #if group whose `#if` (self.f.pp[G]) is before toks[j]:
+        (index after it, state, ends its path, index in pp after it).
+        Sides that are whole statements are alternatives: each read from
+        the entry state (no #else: an empty side), merged after.  Else the
+        statements it spans are read with both sides and no release in
+        them counts (the safe side)."""
+        pp = self.f.pp
+        sides, depth, e = [(j, g + 1)], 0, None
+        for h in range(g + 1, len(pp)):
+            pos, kind = pp[h]
+            if kind == "if":
+                depth += 1
+            elif kind == "endif":
+                if depth == 0:
+                    e = h
+                    break
+                depth -= 1
+            elif depth == 0:
+                sides.append((pos, h + 1))
+        stop = pp[e][0] if e is not None else end
+        bounds = [a for a, _d in sides[1:]] + [stop]
+        aligned = e is not None and stop <= end
+        for (a, _d), b in zip(sides, bounds):
+            k = a
+            try:
+                while aligned and k < b:
+                    k = _skip(toks, k, end)
+            except (Unparsable, IndexError):
+                aligned = False
+            aligned = aligned and k == b
+        if aligned:
+            outs = []
+            for (a, d), b in zip(sides, bounds):
+                outs.append(self._stmts(toks, a, b, st.copy(), guards, term, d))
+            if not any(pp[h - 1][1] == "else" for _a, h in sides[1:]):
+                outs.append((st.copy(), term))
+            live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
+            res = live[0]
+            for s in live[1:]:
+                res = res.merge(s)
+            return stop, res, not any(not tm for _s, tm in outs), e + 1
+        k = j
+        try:
+            while k < stop:
+                k = _skip(toks, k, end)
+        except (Unparsable, IndexError):
+            k = end
+        k = min(k, end)
+        self.quiet += 1
+        try:
+            st, _term = self._stmts(toks, j, k, st, guards, term, g + 1)
+        finally:
+            self.quiet -= 1
+        d = g + 1
+        while d < len(pp) and pp[d][0] < k:
+            d += 1
+        return k, st, False, d
 
     def _stmt(self, toks, i, end, st):
         t = toks[i][0]
@@ -1469,9 +1598,11 @@ class Scan:
             # only: `if (likely(do_signal_stop(signr))) goto relock;`
             rel_then, rel_else = self._cond_effect(toks[i + 2:c], st)
             s_in, s_out = s_in.copy(), s_out.copy()
+            if self.quiet:
+                rel_then, rel_else = [], []
             s_in.release(rel_then)
             s_out.release(rel_else)
-            lockless = self._lockless(toks[i + 2:c])
+            lockless = not self.quiet and self._lockless(toks[i + 2:c])
             if lockless:
                 # need_seqretry() is true on a lockless pass only: the
                 # seqlock's lock is not held in its then branch
@@ -1659,7 +1790,7 @@ class Scan:
         in, the state the loop ends in).  `while (f(...))`: the body runs
         on f's non-zero returns, the loop ends on its zero ones."""
         self._expr(cond, 0, len(cond), st)
-        rel_in, rel_out = self._cond_effect(cond, st)
+        rel_in, rel_out = self._cond_effect(cond, st) if not self.quiet else ([], [])
         s_in, s_out = st.copy(), st.copy()
         s_in.release(rel_in)
         s_out.release(rel_out)
@@ -1894,6 +2025,26 @@ class Scan:
         return name in self.noreturn or (self.f.path, name) in self.noreturn
 
     def _call(self, name, args, line, st):
+        if not self.quiet:
+            self._call1(name, args, line, st)
+            return
+        # inside an #if group read with both sides: what it takes counts,
+        # what it drops does not
+        before = st.copy()
+        self._call1(name, args, line, st)
+        for d in ("held", "must"):
+            now, was = getattr(st, d), getattr(before, d)
+            for k, n in was.items():
+                if now.get(k, 0) < n:
+                    now[k] = n
+        for k, why in before.why.items():
+            st.why.setdefault(k, why)
+        for k, v in before.took.items():
+            st.took.setdefault(k, set()).update(v)
+        for e, x in before.excl.items():
+            st.excl.setdefault(e, x)
+
+    def _call1(self, name, args, line, st):
         self.calls.append((name, line, st.copy()))
         if self._is_noreturn(name):
             # what it holds when it stops (panic()'s preempt_disable())

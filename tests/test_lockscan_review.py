@@ -931,3 +931,22 @@ def test_a_release_on_every_side_of_an_if_directive_counts(tmp_path):
     assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n"
                               "#else\n\tx++;\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) \
         == "process"
+
+
+# item 3: a `default:` in parentheses (_Generic) is not the switch's
+
+def test_a_generic_default_is_not_the_switchs(tmp_path):
+    assert r6(tmp_path, r6_sc("""\
+    \tint y = 0;
+
+    \tspin_lock(&g_lock);
+    \tswitch (x) {
+    \tcase 1:
+    \t\tspin_unlock(&g_lock);
+    \t\ty = _Generic(y, int: 1, default: 0);
+    \t\tbreak;
+    \t}
+    \tuse();
+    \tif (x != 1)
+    \t\tspin_unlock(&g_lock);
+    """)) == "atomic"

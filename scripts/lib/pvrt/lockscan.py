@@ -1055,6 +1055,11 @@ def _has_default(toks, i):
         if t == "switch" and k + 1 < end and toks[k + 1][0] == "(":
             k = _skip(toks, k, end)
             continue
+        if t == "(":
+            # `_Generic(y, int: 1, default: 0)`: no jump enters a statement
+            # expression, so the switch's own default is never in here
+            k = _match(toks, k) + 1
+            continue
         if t == "default" and k + 1 < end and toks[k + 1][0] == ":":
             return True
         k += 1

@@ -950,3 +950,11 @@ def test_a_generic_default_is_not_the_switchs(tmp_path):
     \tif (x != 1)
     \t\tspin_unlock(&g_lock);
     """)) == "atomic"
+
+
+# item 7: a statement expression or compound literal in an earlier argument
+
+@pytest.mark.parametrize("call", ["step(({ 0; }), p);", "step((struct s){ 0 }, p);",
+                                  "step(({ int a; a = 1; a; }), p);"])
+def test_a_block_in_an_earlier_macro_argument(tmp_path, call):
+    assert r6(tmp_path, r6_step("#define step(a, q) (q) = (q)->next\n", call)) == "atomic"

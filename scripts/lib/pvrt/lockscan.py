@@ -1262,22 +1262,18 @@ def _call_site(toks, i):
     index of the argument toks[i] is in)."""
     depth, idx = 0, 0
     for j in range(i - 1, -1, -1):
-        if toks[j] in (")", "]"):
+        if toks[j] in (")", "]", "}"):
+            # braces too: `step(({ 0; }), p)`, `step((struct s){ 0 }, p)`
             depth += 1
-        elif toks[j] in ("(", "["):
+        elif toks[j] in ("(", "[", "{"):
             if depth == 0:
                 return (toks[j - 1] if toks[j] == "(" and j else None), idx
             depth -= 1
         elif toks[j] == "," and depth == 0:
             idx += 1
-        elif toks[j] in (";", "{", "}"):
+        elif toks[j] == ";" and depth == 0:
             return None, idx
     return None, idx
-
-
-def _callee(toks, i):
-    """The name called with toks[i] among its arguments, or None."""
-    return _call_site(toks, i)[0]
 
 
 class Scan:

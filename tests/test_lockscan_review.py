@@ -958,3 +958,32 @@ def test_a_generic_default_is_not_the_switchs(tmp_path):
                                   "step(({ int a; a = 1; a; }), p);"])
 def test_a_block_in_an_earlier_macro_argument(tmp_path, call):
     assert r6(tmp_path, r6_step("#define step(a, q) (q) = (q)->next\n", call)) == "atomic"
+
+
+# item 4: ?:, && and || inside parentheses (and so in a macro's body)
+
+DROP_FN = "static bool drop(spinlock_t *l)\n{\n\tspin_unlock(l);\n\treturn true;\n}\n"
+
+
+@pytest.mark.parametrize("body,pre", [
+    ("\tspin_lock(&g_lock);\n\t(void)(x ? (spin_unlock(&g_lock), 0) : 0);\n\tuse();\n"
+     "\tif (!x)\n\t\tspin_unlock(&g_lock);\n", ""),
+    ("\tint r;\n\n\tspin_lock(&g_lock);\n\tr = (x || drop(&g_lock));\n\tuse();\n"
+     "\tif (x)\n\t\tspin_unlock(&g_lock);\n", DROP_FN),
+    ("\tspin_lock(&g_lock);\n\tf(0, x && drop(&g_lock));\n\tuse();\n"
+     "\tif (!x)\n\t\tspin_unlock(&g_lock);\n", DROP_FN),
+    ("\tspin_lock(&g_lock);\n\tdrop_if(x, &g_lock);\n\tuse();\n\tif (!x)\n"
+     "\t\tspin_unlock(&g_lock);\n", "#define drop_if(c, l) ((c) ? (spin_unlock(l), 1) : 0)\n"),
+    ("\tspin_lock(&g_lock);\n\tdrop_if(x, &g_lock);\n\tuse();\n\tif (!x)\n"
+     "\t\tspin_unlock(&g_lock);\n", "#define drop_if(c, l) ((c) && (spin_unlock(l), 1))\n"),
+    ("\tspin_lock(&g_lock);\n\tif (drop_if(x, &g_lock))\n\t\treturn 0;\n\tuse();\n"
+     "\tspin_unlock(&g_lock);\n", "#define drop_if(c, l) ((c) ? (spin_unlock(l), 1) : 0)\n"),
+])
+def test_a_release_in_a_parenthesised_arm_may_not_run(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+def test_a_parenthesised_comma_expression_runs_in_order(tmp_path):
+    """The precision kept: `(a, b)` runs both."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\t(void)(x++, spin_unlock(&g_lock));\n"
+                              "\tuse();\n")) == "process"

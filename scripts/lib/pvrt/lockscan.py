@@ -1982,8 +1982,16 @@ class Scan:
                     and t not in _KEYWORDS:
                 args, close = split_args(toks, j + 1)
                 # arguments first (nested calls), then the call
-                self._expr(toks, j + 2, close, st)
+                self._parts(toks, j + 2, close, st)
                 self._call(t, args, toks[j][1], st)
+                j = close + 1
+                continue
+            if t in ("(", "["):
+                # a parenthesised expression, a cast's operand, an index, a
+                # call through a pointer: its ?:, && and || are read as
+                # such (`(c ? (spin_unlock(l), 1) : 0)` in a macro)
+                close = _match(toks, j)
+                self._parts(toks, j + 1, close, st)
                 j = close + 1
                 continue
             if t == "=" and j > i and re.match(r"^\w+$", toks[j - 1][0]):
@@ -1997,6 +2005,21 @@ class Scan:
                 if rhs and self._binds(rhs):
                     self.aliases.add(toks[j - 1][0])
             j += 1
+
+    def _parts(self, toks, i, end, st):
+        """TOKS[I:END] split at its commas outside brackets (arguments, or
+        a comma expression), each read by _expr() in turn."""
+        depth, a = 0, i
+        for j in range(i, end):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif t == "," and depth == 0:
+                self._expr(toks, a, j, st)
+                a = j + 1
+        self._expr(toks, a, end, st)
 
     def _check_target_args(self, args, name, line, st, variant=""):
         for a in args:

@@ -987,3 +987,26 @@ def test_a_parenthesised_comma_expression_runs_in_order(tmp_path):
     """The precision kept: `(a, b)` runs both."""
     assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\t(void)(x++, spin_unlock(&g_lock));\n"
                               "\tuse();\n")) == "process"
+
+
+# item 5: a brace-less loop macro whose body does not start with a name
+
+@pytest.mark.parametrize("body", ["\t\t(void)grab();\n", "\t\t*q = grab();\n",
+                                  "\t\t++n, grab();\n"])
+def test_a_loop_macro_body_that_starts_with_an_operator(tmp_path, body):
+    assert r6(tmp_path, """\
+    static int grab(void)
+    {
+    \tuse();
+    \tspin_lock(&g_lock);
+    \treturn 0;
+    }
+    SYSCALL_DEFINE1(d1, int, n)
+    {
+    \tint i, *q = &n;
+
+    \tfor_each_possible_cpu(i)
+    """ + body + """\
+    \treturn 0;
+    }
+    """) == "atomic"

@@ -1066,18 +1066,25 @@ def _has_default(toks, i):
     return False
 
 
+# what may follow a call in an expression: not a loop macro's body
+_CONTINUES = {";", ",", "=", ".", "->", "[", "?", ":", "==", "!=", "<=", ">=", "&&", "||",
+              ")", "]", "}", "{", "+", "/", "%", "<", ">", "|", "^", "<<", ">>"}
+
+
 def _loop_macro_body(toks, i, end):
     """The index of the body of a loop macro without braces at toks[i]
-    (`for_each_possible_cpu(i) grab();`: a call followed directly by a
-    statement), else None."""
+    (`for_each_possible_cpu(i) grab();`: a call followed by anything that
+    does not continue an expression: a name, `(void)`, `*q = `, `++n`),
+    else None.  Reading a call as a loop is the safe side."""
     t = toks[i][0]
     if not re.match(r"^[A-Za-z_]\w*$", t) or t in _KEYWORDS or i + 1 >= end or \
             toks[i + 1][0] != "(":
         return None
     m = _match(toks, i + 1) + 1
-    if m < end and re.match(r"^[A-Za-z_]\w*$", toks[m][0]):
-        return m
-    return None
+    if m >= end or toks[m][0] in _CONTINUES or \
+            (m + 1 < end and toks[m + 1][0] == "=" and toks[m][0] in ("-", "*", "&")):
+        return None
+    return m
 
 
 def _skip(toks, i, end):

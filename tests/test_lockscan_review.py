@@ -1010,3 +1010,23 @@ def test_a_loop_macro_body_that_starts_with_an_operator(tmp_path, body):
     \treturn 0;
     }
     """) == "atomic"
+
+
+# item 6: a label reached from a macro's argument or an asm goto
+
+@pytest.mark.parametrize("jump", ["\tunsafe_get_user(x, &x, efault);\n",
+                                  "\tasm goto(\"\" : : : : efault);\n"])
+def test_a_label_named_outside_a_goto_gets_that_points_state(tmp_path, jump):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(g1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    """ + jump + """\
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    efault:
+    \tuse();
+    \tspin_unlock(&g_lock);
+    \treturn -EFAULT;
+    }
+    """) == "atomic"

@@ -1316,6 +1316,7 @@ class Scan:
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
         self._stable_memo = {}
+        self.label_names = set()
         # > 0: reading what an #if group spans whose sides are not whole
         # statements, where no release counts (_stmts())
         self.quiet = 0
@@ -1348,6 +1349,13 @@ class Scan:
         toks = self.f.toks
         st = State()
         self.quiet = 0
+        # the function's labels: a name of one outside a goto (a macro's
+        # label argument, an asm goto's list, &&label) is a jump to it
+        self.label_names = {
+            t for k, (t, _l) in enumerate(toks)
+            if 0 < k < len(toks) - 1 and toks[k + 1][0] == ":" and
+            toks[k - 1][0] in (";", "{", "}", ":") and t not in _KEYWORDS and
+            t != "default" and re.match(r"^[A-Za-z_]\w*$", t)}
         if self.f.init is not None:
             # initializers and file scope take no lock; _refs() reads them
             self.end_state = st
@@ -1972,6 +1980,10 @@ class Scan:
         j = i
         while j < end:
             t = toks[j][0]
+            if t in self.label_names and not (j and toks[j - 1][0] == "goto") and \
+                    not (j + 1 < len(toks) and toks[j + 1][0] == ":"):
+                # `unsafe_get_user(x, p, Efault)`, `asm goto(... : efault)`
+                self.labels[t] = self.labels.get(t, State()).merge(st.copy())
             if t == "{":
                 # statement expression, a macro's `do { ... } while (0)` or
                 # an initializer: it runs, and what follows sees its end

@@ -1030,3 +1030,91 @@ def test_a_label_named_outside_a_goto_gets_that_points_state(tmp_path, jump):
     \treturn -EFAULT;
     }
     """) == "atomic"
+
+
+# item 8: cases for the rules the review's mutants removed unseen
+
+def test_a_macro_argument_after_a_nested_comma_is_its_own(tmp_path):
+    """p is step()'s second argument, q, which the body does not assign:
+    the lock is one all through (precision; the index of the argument)."""
+    assert r6(tmp_path / "a", r6_step("#define step(a, q) a = q->next\n",
+                                      "step(g(0, 0), p);")) == "process"
+    assert r6(tmp_path / "b", r6_step("#define step(a, q) (q) = (q)->next\n",
+                                      "step(g(a, b), p);")) == "atomic"
+
+
+def test_each_configuration_has_its_own_cache_entry(tmp_path):
+    import subprocess
+    tree = tree_of(tmp_path / "t", {"kernel/a.c": R6_USE + R6_RT})
+    git = ["git", "-C", str(tmp_path / "t"), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "t"], check=True)
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        assert lockscan.analyse_class(tree, "inner_lock", cache_dir=str(cache))["verdict"] \
+            == "atomic"
+    assert len(os.listdir(cache)) == 2
+
+
+@pytest.mark.parametrize("mac", ["#define my_lock(l) spin_trylock(l)\n",
+                                 "#define my_lock(l) ({ spin_lock(l); 1; })\n"])
+def test_a_lock_taking_macro_may_hold_it_on_its_zero_side(tmp_path, mac):
+    assert r6(tmp_path, mac + """\
+    SYSCALL_DEFINE0(f1)
+    {
+    \tif (!my_lock(&g_lock))
+    \t\tuse();
+    \treturn 0;
+    }
+    """) == "atomic"
+
+
+def test_a_case_in_a_branch_the_configuration_removes_is_read(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(c1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tswitch (x) {
+    \tcase 0:
+    \t\tbreak;
+    \t\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    \tcase 1:
+    \t\t\tuse();
+    \t\t}
+    \t\tbreak;
+    \t}
+    \tspin_unlock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+def test_a_removed_branch_holding_a_loop_macro_with_an_if_else(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(c2, int, x)
+    {
+    \tint i;
+
+    \tspin_lock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tfor_each_cpu(i)
+    \t\t\tif (x)
+    \t\t\t\tx++;
+    \t\t\telse
+    \t\t\t\tspin_unlock(&g_lock);
+    \telse
+    \t\tx--;
+    \tuse();
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+def test_a_label_in_an_if_directive_side_is_a_statement(tmp_path):
+    """Precision: a side that is a label and a block is whole statements."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\nout:\n\t{\n"
+                              "\t\tspin_unlock(&g_lock);\n\t}\n#else\n"
+                              "\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) == "process"

@@ -1118,3 +1118,17 @@ def test_a_label_in_an_if_directive_side_is_a_statement(tmp_path):
     assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\nout:\n\t{\n"
                               "\t\tspin_unlock(&g_lock);\n\t}\n#else\n"
                               "\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) == "process"
+
+
+def test_a_side_of_an_if_directive_that_returns_is_not_merged_after(tmp_path):
+    """Precision: only the side that goes on reaches use()."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\n\treturn 0;\n#else\n"
+                              "\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) == "process"
+
+
+def test_each_call_argument_is_read_by_itself(tmp_path):
+    """Precision: a ?: in one argument does not make the next one's
+    release conditional."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n"
+                              "\tg(x ? 1 : 2, (spin_unlock(&g_lock), 0));\n\tuse();\n")) \
+        == "process"

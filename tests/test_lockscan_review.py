@@ -1132,3 +1132,27 @@ def test_each_call_argument_is_read_by_itself(tmp_path):
     assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n"
                               "\tg(x ? 1 : 2, (spin_unlock(&g_lock), 0));\n\tuse();\n")) \
         == "process"
+
+
+# item 10: the other spellings of a weak definition
+
+@pytest.mark.parametrize("weak,proto", [("__attribute__((__weak__))", ""),
+                                        ("", "void grab(void) __weak;\n"),
+                                        ("", "extern void __weak grab(void);\n")])
+def test_every_spelling_of_weak_is_overridden(tmp_path, weak, proto):
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + proto + "void " + weak + """ grab(void)
+    {
+    }
+    SYSCALL_DEFINE0(w)
+    {
+    \tgrab();
+    \tuse();
+    \treturn 0;
+    }
+    """, "kernel/b.c": """\
+    /* inner_lock: a file the pass reads */
+    void grab(void)
+    {
+    \tpreempt_disable();
+    }
+    """}) == "atomic"

@@ -587,6 +587,9 @@ def balance_error(toks):
     return None
 
 
+_WEAK = ("__weak", "weak", "__weak__")
+
+
 class Func:
     def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None,
                  unparsable=None, head=(), pp=()):
@@ -598,6 +601,9 @@ class Func:
         self.line, self.macro, self.params = line, macro, list(params)
         self.init = init       # the struct type of a top-level initializer
         self.unparsable = unparsable   # why it cannot be read, or None
+        # __weak, __attribute__((weak)) / ((__weak__)), on the definition
+        # or on a prototype of its file (functions())
+        self.weak = any(t in _WEAK for t, _l in self.head)
 
     def key(self):
         return f"{self.path}:{self.name}:{self.line}"
@@ -645,6 +651,20 @@ def functions(path, text):
                                 init=stype))
             i, start = end, end + 1
         i += 1
+    # `void f(void) __weak;`: the definition of the file is weak too
+    weak, stmt = set(), []
+    for t in scope:
+        stmt.append(t)
+        if t[0] != ";":
+            continue
+        if any(x in _WEAK for x, _l in stmt):
+            weak.update(x for k, (x, _l) in enumerate(stmt[:-1])
+                        if stmt[k + 1][0] == "(" and x not in _KEYWORDS and
+                        re.match(r"^[A-Za-z_]\w*$", x) and not x.startswith("__"))
+        stmt = []
+    for f in out:
+        if f.name in weak:
+            f.weak = True
     if scope:
         out.append(Func("<file scope>", path, True, scope, scope[0][1], init=""))
     for name, defs in macros.items():
@@ -2511,7 +2531,7 @@ class Analysis:
         none reachable: every one read, or none when REACHABLE."""
         defs = self.by_name.get(name, [])
         cands = [d for d in defs if d.path == path]
-        if any(t in ("__weak", "weak") for d in cands for t, _l in d.head):
+        if any(d.weak for d in cands):
             # a __weak definition is the one called unless another
             # file's overrides it
             cands = []

@@ -1156,3 +1156,19 @@ def test_every_spelling_of_weak_is_overridden(tmp_path, weak, proto):
     \tpreempt_disable();
     }
     """}) == "atomic"
+
+
+# item 13: --static --tree DIR: the variant's build says nothing of DIR's kernel
+
+def test_static_with_a_tree_reads_both_preempt_rt_values(tmp_path, monkeypatch, capsys):
+    import json
+    bdir = tmp_path / "build"
+    (bdir / "out" / "project").mkdir(parents=True)
+    (bdir / "out" / "project" / ".config").write_text("# CONFIG_PREEMPT_RT is not set\n")
+    tree_of(tmp_path / "t", {"kernel/a.c": R6_USE + R6_RT})
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(bdir))
+    monkeypatch.setattr(advisor.base, "cache_dir", lambda: str(tmp_path / "cache"))
+    assert advisor.main(["--static", "inner_lock", "--tree", str(tmp_path / "t")]) == 0
+    out = [json.loads(p.read_text()) for p in (bdir / "results").glob("static-*/static.json")]
+    assert len(out) == 1 and out[0][0]["verdict"] == "atomic"

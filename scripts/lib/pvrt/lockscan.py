@@ -8,7 +8,7 @@ across the tree.  This pass instead reads only the files that name the lock, its
 wrappers and the functions on the way up, found with one `git grep -w` per
 caller level, and reads each function with a small C-aware scanner
 (comments, strings and preprocessor lines removed, statements and blocks
-followed, both sides of every #if read).  Its rules, and where it is
+followed, the sides of an #if read as alternatives).  Its rules, and where it is
 deliberately pessimistic:
 
 - A site is a call of a spin_lock*/write_seqlock*/atomic_dec_and_lock()
@@ -44,10 +44,19 @@ deliberately pessimistic:
   (its end, its continues; a continue in a switch is the loop's) until
   that state settles (the sites are the last reading's; a count growing at
   each reading is widened to MANY; not settled after LOOP_READINGS
-  readings: unknown).  An if decided by IS_ENABLED()-style tests of
-  PROJECT_CONFIG's options reads the branch that is built only (6.12's
-  ptrace_stop() disables and enables preemption under the same
-  `!IS_ENABLED(CONFIG_PREEMPT_RT)`).  get_signal()'s
+  readings: unknown).  An if decided by IS_ENABLED()-style tests of the
+  options the configuration has a value for (analyse_class()'s CONFIG;
+  none given: the class is read with each of BOTH_CONFIGS and the worse
+  verdict stands) reads the branch that is built only, unless that
+  branch holds a label or a case (6.12's ptrace_stop() disables and
+  enables preemption under the same `!IS_ENABLED(CONFIG_PREEMPT_RT)`).
+  The sides of an #if group that are whole statements are read like an
+  if/else (each from the state before it, an empty side without #else);
+  a group that cuts a statement is read with both sides and no release in
+  it counts.  A `(`...`)` group's ?:, && and || are read as such at any
+  depth (a macro body `((c) ? (spin_unlock(l), 1) : 0)`).  A label's
+  name outside a goto (a macro's label argument, an asm goto list) is a
+  jump to it.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -98,7 +107,7 @@ deliberately pessimistic:
 
 Limits (what the tokenizer loses against spatch's parser, and where the
 pass is unsafe):
-- macros are not expanded and both sides of every #if are read; types are
+- macros are not expanded and #if conditions are not evaluated; types are
   not known, so a call through a function pointer is followed only by the
   operation it is stored as;
 - a class is bound by name (CATALOG, a global, a distinctive member), so a
@@ -121,7 +130,10 @@ pass is unsafe):
   run: a release f makes on every return is not counted, even in the
   branch that implies the call (safe);
 - a local passed bare to a function whose definition is not read is not
-  one lock all through the function (a macro may assign it: safe); a
+  one lock all through the function (a macro may assign it: safe), but
+  one passed to a function of another file read is a copy even where an
+  unread header defines a macro of that name (unsafe); a __weak on a
+  prototype in an unread header is not seen (unsafe); a
   loop not settled after LOOP_READINGS readings leaves its sites and what
   follows unknown (safe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file

@@ -1172,3 +1172,10 @@ def test_static_with_a_tree_reads_both_preempt_rt_values(tmp_path, monkeypatch, 
     assert advisor.main(["--static", "inner_lock", "--tree", str(tmp_path / "t")]) == 0
     out = [json.loads(p.read_text()) for p in (bdir / "results").glob("static-*/static.json")]
     assert len(out) == 1 and out[0][0]["verdict"] == "atomic"
+
+
+def test_a_default_under_an_if_directive_may_not_be_built(tmp_path):
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tswitch (x) {\n\tcase 1:\n"
+                              "\t\tspin_unlock(&g_lock);\n\t\tbreak;\n#ifdef A\n\tdefault:\n"
+                              "\t\tspin_unlock(&g_lock);\n\t\tbreak;\n#endif\n\t}\n"
+                              "\tuse();\n")) == "atomic"

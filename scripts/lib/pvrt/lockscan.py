@@ -1516,6 +1516,14 @@ class Scan:
                 self.quiet -= inner
         return st, term
 
+    def _pp_within(self, toks, i):
+        """Whether a conditional directive is inside the block at toks[i]
+        (not known for a copy of a part of the body: then yes)."""
+        if toks is not self.f.toks:
+            return True
+        end = _match(toks, i)
+        return any(i < p <= end for p, _d in self.f.pp)
+
     @staticmethod
     def _pp_inside(toks, j, end, pp, dmin):
         """Whether a conditional directive of PP is inside the statement at
@@ -1866,7 +1874,8 @@ class Scan:
                 # each case starts from here; without a default, the
                 # switch may run no case at all
                 frame["entry"] = s.copy()
-                if not _has_default(toks, i):
+                if not _has_default(toks, i) or self._pp_within(toks, i):
+                    # (a default under an #if may not be built)
                     exits.append(s.copy())
             if cond is not None and not post:
                 s, s_out = self._test(cond, s)

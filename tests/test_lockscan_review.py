@@ -1179,3 +1179,39 @@ def test_a_default_under_an_if_directive_may_not_be_built(tmp_path):
                               "\t\tspin_unlock(&g_lock);\n\t\tbreak;\n#ifdef A\n\tdefault:\n"
                               "\t\tspin_unlock(&g_lock);\n\t\tbreak;\n#endif\n\t}\n"
                               "\tuse();\n")) == "atomic"
+
+
+def test_a_release_on_false_returns_of_one_architecture_only(tmp_path):
+    """m23: x86's f() drops g_lock on its false return, arm's keeps it:
+    generic code's `if (!f())` branch may hold it."""
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + """\
+    bool f(int x);
+    SYSCALL_DEFINE1(m23, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (!f(x)) {
+    \t\tuse();
+    \t\treturn 0;
+    \t}
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """, "arch/x86/kernel/f.c": """\
+    /* inner_lock: a file the pass reads */
+    bool f(int x)
+    {
+    \tif (x)
+    \t\treturn true;
+    \tspin_unlock(&g_lock);
+    \treturn false;
+    }
+    """, "arch/arm/kernel/f.c": """\
+    /* inner_lock: a file the pass reads */
+    bool f(int x)
+    {
+    \tif (x)
+    \t\treturn true;
+    \tx++;
+    \treturn false;
+    }
+    """}) == "atomic"

@@ -1215,3 +1215,11 @@ def test_a_release_on_false_returns_of_one_architecture_only(tmp_path):
     \treturn false;
     }
     """}) == "atomic"
+
+
+def test_a_case_after_a_return_starts_from_the_switchs_entry(tmp_path):
+    """Precision (the review's n14): what the returning case took is not
+    held in the next one."""
+    assert r6(tmp_path, r6_sc("\tswitch (x) {\n\tcase 1:\n\t\tpreempt_disable();\n"
+                              "\t\treturn 0;\n\tcase 2:\n\t\tuse();\n\t\tbreak;\n\t}\n")) \
+        == "process"

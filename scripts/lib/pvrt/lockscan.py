@@ -2308,14 +2308,14 @@ class Scan:
                         (a == 0 or not re.match(r"^\w+$", body[a - 1])):
                     # `(p) = ...`: the parentheses around it
                     a, b = a - 1, b + 1
-                for a, b in ((k - 1, k + 1), (a, b)):
-                    # as written, and without the parentheses
-                    prev = body[a] if a >= 0 else ""
-                    nxt = body[b] if b < len(body) else ""
-                    nxt2 = body[b + 1] if b + 1 < len(body) else ""
-                    if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
-                            (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
-                        return True
+                # without the parentheses (as written, `(` and `)` around
+                # it match nothing below)
+                prev = body[a] if a >= 0 else ""
+                nxt = body[b] if b < len(body) else ""
+                nxt2 = body[b + 1] if b + 1 < len(body) else ""
+                if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
+                        (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
+                    return True
                 if body[k - 1:k] == ["("] or body[k - 1:k] == [","]:
                     if body[k + 1:k + 2] in ([","], [")"]) and \
                             self._may_assign(body, k, depth + 1):

@@ -1223,3 +1223,21 @@ def test_a_case_after_a_return_starts_from_the_switchs_entry(tmp_path):
     assert r6(tmp_path, r6_sc("\tswitch (x) {\n\tcase 1:\n\t\tpreempt_disable();\n"
                               "\t\treturn 0;\n\tcase 2:\n\t\tuse();\n\t\tbreak;\n\t}\n")) \
         == "process"
+
+
+@pytest.mark.parametrize("body,verdict", [
+    # net/core/dev.c's net_rps_action_and_irq_enable(): both builds release
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n\t\tx++;\n"
+     "\t} else\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n", "process"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x) {\n\t\tx++;\n"
+     "\t} else\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n", "atomic"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#else\n\tif (!x)\n#endif\n"
+     "\t\tspin_unlock(&g_lock);\n\tuse();\n", "atomic"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#else\n\tif (!x)\n#endif\n"
+     "\t\treturn 0;\n\tspin_unlock(&g_lock);\n\tuse();\n", "process"),
+    # a directive in the statement after the group: not spliced
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#endif\n\t\tg(0,\n#ifdef B\n"
+     "\t\t(spin_unlock(&g_lock), 0)\n#else\n\t\t0\n#endif\n\t\t);\n\tuse();\n", "atomic"),
+])
+def test_a_group_that_cuts_an_if_is_read_with_the_rest_of_it(tmp_path, body, verdict):
+    assert r6(tmp_path, r6_sc(body)) == verdict

@@ -52,8 +52,9 @@ deliberately pessimistic:
   enables preemption under the same `!IS_ENABLED(CONFIG_PREEMPT_RT)`).
   The sides of an #if group that are whole statements are read like an
   if/else (each from the state before it, an empty side without #else);
-  a group that cuts a statement is read with both sides and no release in
-  it counts.  A `(`...`)` group's ?:, && and || are read as such at any
+  one that starts a statement and ends inside it is read as each side
+  followed by the rest of that statement; any other that cuts a statement
+  is read with both sides and no release in it counts.  A `(`...`)` group's ?:, && and || are read as such at any
   depth (a macro body `((c) ? (spin_unlock(l), 1) : 0)`).  A label's
   name outside a goto (a macro's label argument, an asm goto list) is a
   jump to it.  get_signal()'s
@@ -1599,6 +1600,31 @@ class Scan:
         except (Unparsable, IndexError):
             k = end
         k = min(k, end)
+        if e is not None and stop <= k and \
+                not any(j <= p < k and h > e for h, (p, _d) in enumerate(pp)) and \
+                not any(t in ("guard", "scoped_guard") for t, _l in toks[j:k]):
+            # each side and what follows the #endif up to the end of the
+            # statement it cuts (`} else\n#endif\n\tlocal_irq_enable();`),
+            # read as a block of its own
+            n_sites, n_calls = len(self.sites), len(self.calls)
+            line = toks[j][1]
+            alts = [toks[a:b] for (a, _d), b in zip(sides, bounds)]
+            if not any(pp[h - 1][1] == "else" for _a, h in sides[1:]):
+                alts.append([])
+            try:
+                outs = [self._block([("{", line)] + body + toks[stop:k] + [("}", line)], 0,
+                                    st.copy())[1:] for body in alts]
+            except (Unparsable, IndexError):
+                del self.sites[n_sites:], self.calls[n_calls:]
+            else:
+                live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
+                res = live[0]
+                for s in live[1:]:
+                    res = res.merge(s)
+                d = e + 1
+                while d < len(pp) and pp[d][0] < k:
+                    d += 1
+                return k, res, not any(not tm for _s, tm in outs), d
         self.quiet += 1
         try:
             st, _term = self._stmts(toks, j, k, st, guards, term, g + 1)

@@ -1235,7 +1235,13 @@ def test_a_case_after_a_return_starts_from_the_switchs_entry(tmp_path):
      "\t\tspin_unlock(&g_lock);\n\tuse();\n", "atomic"),
     ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#else\n\tif (!x)\n#endif\n"
      "\t\treturn 0;\n\tspin_unlock(&g_lock);\n\tuse();\n", "process"),
+    # no #else: the statement without the side
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n\tif (x)\n#endif\n"
+     "\t\tx++;\n\tuse();\n", "atomic"),
     # a directive in the statement after the group: not spliced
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n\t\treturn 0;\n\telse\n#endif\n"
+     "\t\tg(0,\n#ifdef B\n\t\t(spin_unlock(&g_lock), 0)\n#else\n\t\t0\n#endif\n"
+     "\t\t);\n\tuse();\n", "atomic"),
     ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#endif\n\t\tg(0,\n#ifdef B\n"
      "\t\t(spin_unlock(&g_lock), 0)\n#else\n\t\t0\n#endif\n\t\t);\n\tuse();\n", "atomic"),
 ])

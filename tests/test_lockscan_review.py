@@ -1247,3 +1247,19 @@ def test_a_case_after_a_return_starts_from_the_switchs_entry(tmp_path):
 ])
 def test_a_group_that_cuts_an_if_is_read_with_the_rest_of_it(tmp_path, body, verdict):
     assert r6(tmp_path, r6_sc(body)) == verdict
+
+
+# round 8 (issue 20), the review of advisor-fix7
+
+@pytest.mark.parametrize("body", [
+    # blocker 2: a spliced group holding a nested #if on its first side
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n#ifdef CONFIG_B\n\tspin_unlock(&g_lock);\n"
+    "#endif\n\tif (x)\n\t\tx++;\n\telse\n#else\n\tspin_unlock(&g_lock);\n#endif\n"
+    "\tx--;\n\tuse();\n",
+    # ... and on its #else side
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\tif (x)\n\t\tspin_unlock(&g_lock);\n"
+    "\telse\n#else\n#ifdef CONFIG_B\n\tspin_unlock(&g_lock);\n#endif\n\tif (x)\n"
+    "\t\tx++;\n\telse\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n",
+])
+def test_a_spliced_group_holding_another_is_read_the_safe_way(tmp_path, body):
+    assert r6(tmp_path, r6_sc(body)) == "atomic"

@@ -1600,12 +1600,14 @@ class Scan:
         except (Unparsable, IndexError):
             k = end
         k = min(k, end)
-        if e is not None and stop <= k and \
+        if e is not None and stop <= k and e - g == len(sides) and \
                 not any(j <= p < k and h > e for h, (p, _d) in enumerate(pp)) and \
                 not any(t in ("guard", "scoped_guard") for t, _l in toks[j:k]):
             # each side and what follows the #endif up to the end of the
             # statement it cuts (`} else\n#endif\n\tlocal_irq_enable();`),
-            # read as a block of its own
+            # read as a block of its own; only a group with no other
+            # directive between its #if and #endif (a copy has no pp: a
+            # nested group's sides would be read one after the other)
             n_sites, n_calls = len(self.sites), len(self.calls)
             line = toks[j][1]
             alts = [toks[a:b] for (a, _d), b in zip(sides, bounds)]

@@ -916,8 +916,6 @@ def r6_sc(body, pre=""):
     "\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n\treturn 0;\n#else\n"
     "\tx++;\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
     # not whole statements: a release there does not count
-    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef A\n\t\tspin_unlock(&g_lock);\n#else\n\t\tx++;\n#endif\n"
-    "\tuse();\n",
     "\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n",
     "\tspin_lock(&g_lock);\n\tx = f(x,\n#ifdef A\n\t\tspin_unlock(&g_lock),\n#endif\n\t\t0);\n"
     "\tuse();\n",
@@ -1263,3 +1261,37 @@ def test_a_group_that_cuts_an_if_is_read_with_the_rest_of_it(tmp_path, body, ver
 ])
 def test_a_spliced_group_holding_another_is_read_the_safe_way(tmp_path, body):
     assert r6(tmp_path, r6_sc(body)) == "atomic"
+
+
+@pytest.mark.parametrize("body", [
+    # blocker 1: the #else side is the if's body on one build only
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef A\n\t\tspin_unlock(&g_lock);\n#else\n\t\tx++;\n#endif\n"
+    "\tuse();\n",
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef CONFIG_FOO\n\t\tx++;\n#else\n"
+    "\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef CONFIG_FOO\n\t{\n\t\tx++;\n\t}\n#else\n"
+    "\t{\n\t\tspin_unlock(&g_lock);\n\t}\n#endif\n\tuse();\n",
+    "\tint i;\n\tspin_lock(&g_lock);\n\tfor (i = 0; i < x; i++)\n#ifdef CONFIG_FOO\n"
+    "\t\tx--;\n#else\n\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n",
+    # a return on the #else side does not end the then branch on every build
+    "\tspin_lock(&g_lock);\n\tif (x > 1) {\n\t\tif (x > 2)\n#ifdef CONFIG_FOO\n"
+    "\t\t\tx++;\n#else\n\t\t\treturn 0;\n#endif\n\t} else {\n"
+    "\t\tspin_unlock(&g_lock);\n\t}\n\tuse();\n",
+    "\tspin_lock(&g_lock);\n\tif (x)\n#if defined(CONFIG_FOO)\n\t\tx++;\n"
+    "#elif defined(CONFIG_BAR)\n\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n",
+    # kernel/sched/core.c sched_fork(): `} else {` under #ifdef
+    "\tspin_lock(&g_lock);\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n\t\tx++;\n"
+    "#ifdef CONFIG_A\n\t} else {\n\t\tspin_unlock(&g_lock);\n#endif\n\t}\n\tuse();\n",
+    "\tint i;\n\tspin_lock(&g_lock);\n\tfor_each_possible_cpu(i)\n#ifdef CONFIG_A\n"
+    "\t\tx++;\n#else\n\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n",
+])
+def test_an_if_group_the_pass_cannot_place_makes_the_function_unknown(tmp_path, body):
+    assert r6(tmp_path, r6_sc(body)) == "unknown"
+
+
+def test_a_group_in_a_branch_the_configuration_removes_is_not_read(tmp_path):
+    """Precision: a group the pass never reads is in code not built."""
+    assert r6(tmp_path, r6_sc(
+        "\tspin_lock(&g_lock);\n\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {\n\t\tif (x)\n"
+        "#ifdef CONFIG_A\n\t\t\tx++;\n#else\n\t\t\tx--;\n#endif\n\t}\n"
+        "\tspin_unlock(&g_lock);\n\tuse();\n"), config=lockscan.PROJECT_CONFIG) == "process"

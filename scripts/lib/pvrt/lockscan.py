@@ -1353,6 +1353,10 @@ class Scan:
         # > 0: reading what an #if group spans whose sides are not whole
         # statements, where no release counts (_stmts())
         self.quiet = 0
+        # #if groups (index of the `#if` in f.pp) _pp_group() read, the
+        # statements read quiet and the spans not built ([a, b)): a group
+        # in none of them cannot be placed (_check_pp())
+        self.pp_taken, self.pp_quiet, self.pp_skipped = set(), [], []
         # the enclosing loops and switches: what their breaks and
         # continues carry
         self.loops = []
@@ -1408,7 +1412,9 @@ class Scan:
         self.sites, self.calls, self.returns, self.any_return = [], [], [], None
         self.aliases, self.returns_lock, self.excluded = set(), False, []
         self.all_returns = []
+        self.pp_taken, self.pp_quiet, self.pp_skipped = set(), [], []
         _i, st, term = self._block(toks, 0, State())
+        self._check_pp()
         self.never_returns = bool(term and self.any_return is None)
         self.cond_rel = self._cond_releases(None if term else st)
         rets = list(self.returns)
@@ -1419,6 +1425,26 @@ class Scan:
             anyr = anyr.merge(st) if anyr else st.copy()
         self.end_state = self._net(rets, anyr)
         return self
+
+    def _check_pp(self):
+        """Raise Unparsable when an #if group of the function was neither
+        read by _pp_group() nor lies, every directive of it, inside one
+        statement read quiet or in a branch the configuration removes:
+        an #if between `if (...)` and its body, or `} else {` under
+        #ifdef, whose sides would be read one after the other."""
+        pp, stack = self.f.pp, []
+        for h, (pos, kind) in enumerate(pp):
+            if kind == "if":
+                stack.append((h, pos))
+            elif kind == "endif" and stack:
+                g, first = stack.pop()
+                if g in self.pp_taken:
+                    continue
+                if any(a < first and pos <= b for a, b in self.pp_quiet) or \
+                        any(a <= first and pos <= b for a, b in self.pp_skipped):
+                    continue
+                line = self.f.toks[min(first, len(self.f.toks) - 1)][1]
+                raise Unparsable(f"an #if group the pass cannot place (line {line})")
 
     def _cond_releases(self, end):
         """(kinds released on every return that may be non-zero, kinds
@@ -1511,10 +1537,13 @@ class Scan:
                     st = sw.copy()
             inner = bool(pp) and self._pp_inside(toks, j, end, pp, dmin)
             self.quiet += inner
+            j0 = j
             try:
                 j, st, term = self._stmt(toks, j, end, st)
             finally:
                 self.quiet -= inner
+            if inner:
+                self.pp_quiet.append((j0, j))
         return st, term
 
     def _pp_within(self, toks, i):
@@ -1559,6 +1588,7 @@ class Scan:
         statements it spans are read with both sides and no release in
         them counts (the safe side)."""
         pp = self.f.pp
+        self.pp_taken.add(g)
         sides, depth, e = [(j, g + 1)], 0, None
         for h in range(g + 1, len(pp)):
             pos, kind = pp[h]
@@ -1657,9 +1687,12 @@ class Scan:
                 if known:
                     j, st, term = self._stmt(toks, c + 1, end, st)
                     if j < end and toks[j][0] == "else":
-                        j = _skip(toks, j + 1, end)
+                        k = _skip(toks, j + 1, end)
+                        self.pp_skipped.append((j + 1, k))
+                        j = k
                     return j, st, term
                 j = _skip(toks, c + 1, end)
+                self.pp_skipped.append((c + 1, j))
                 if j < end and toks[j][0] == "else":
                     return self._stmt(toks, j + 1, end, st)
                 return j, st, False

@@ -1295,3 +1295,16 @@ def test_a_group_in_a_branch_the_configuration_removes_is_not_read(tmp_path):
         "\tspin_lock(&g_lock);\n\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {\n\t\tif (x)\n"
         "#ifdef CONFIG_A\n\t\t\tx++;\n#else\n\t\t\tx--;\n#endif\n\t}\n"
         "\tspin_unlock(&g_lock);\n\tuse();\n"), config=lockscan.PROJECT_CONFIG) == "process"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # item 3: a comma in ?:'s middle arm belongs to the arm
+    ("\tspin_lock(&g_lock);\n\t(void)(x ? x++, spin_unlock(&g_lock) : 0);\n\tuse();\n"
+     "\tif (!x)\n\t\tspin_unlock(&g_lock);\n", ""),
+    ("\tspin_lock(&g_lock);\n\tdrop_if(x, &g_lock);\n\tuse();\n",
+     "#define drop_if(c, l) ((c) ? spin_unlock(l), 1 : 0)\n"),
+    ("\tspin_lock(&g_lock);\n\tfoo(x ? x++, spin_unlock(&g_lock) : 0);\n\tuse();\n",
+     "static void foo(int a) { }\n"),
+])
+def test_a_comma_in_the_middle_arm_of_a_conditional_is_the_arms(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"

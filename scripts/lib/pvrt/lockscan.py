@@ -2129,15 +2129,21 @@ class Scan:
 
     def _parts(self, toks, i, end, st):
         """TOKS[I:END] split at its commas outside brackets (arguments, or
-        a comma expression), each read by _expr() in turn."""
-        depth, a = 0, i
+        a comma expression), each read by _expr() in turn.  A comma
+        between a `?` and its `:` is the middle operand's (`c ? a, b : 0`
+        is `c ? (a, b) : 0`)."""
+        depth, a, q = 0, i, 0
         for j in range(i, end):
             t = toks[j][0]
             if t in ("(", "[", "{"):
                 depth += 1
             elif t in (")", "]", "}"):
                 depth -= 1
-            elif t == "," and depth == 0:
+            elif t == "?" and depth == 0:
+                q += 1
+            elif t == ":" and depth == 0 and q:
+                q -= 1
+            elif t == "," and depth == 0 and not q:
                 self._expr(toks, a, j, st)
                 a = j + 1
         self._expr(toks, a, end, st)

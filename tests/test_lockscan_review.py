@@ -1308,3 +1308,57 @@ def test_a_group_in_a_branch_the_configuration_removes_is_not_read(tmp_path):
 ])
 def test_a_comma_in_the_middle_arm_of_a_conditional_is_the_arms(tmp_path, body, pre):
     assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+# item 5: the rules of advisor-fix7 no test guarded (the review's mutants)
+
+def test_a_guard_in_a_spliced_group_lasts_to_the_end_of_the_block(tmp_path):
+    """x04: a group holding a guard() is not read as a block copy, whose
+    end would release the guard."""
+    assert r6(tmp_path, r6_sc("#ifdef CONFIG_A\n\tguard(spinlock)(&g_lock);\n\tif (x)\n"
+                              "\t\tx++;\n\telse\n#endif\n\tx--;\n\tuse();\n")) == "atomic"
+
+
+def test_a_label_after_a_case_label_is_a_label_name(tmp_path):
+    """x28: a label right after `case 1:` reached by a macro's label
+    argument carries the state there."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tunsafe_get_user(x, &x, efault);\n"
+                              "\tspin_unlock(&g_lock);\n\treturn 0;\n\tswitch (x) {\n"
+                              "\tcase 1:\nefault:\n\t\tuse();\n\t}\n"
+                              "\tspin_unlock(&g_lock);\n")) == "atomic"
+
+
+R8_DROP = """\
+static bool drop_on_true(spinlock_t *l, int v)
+{
+\tif (v) {
+\t\tspin_unlock(l);
+\t\treturn true;
+\t}
+\treturn false;
+}
+static void foo(int a, ...) { }
+"""
+
+
+@pytest.mark.parametrize("body,pre", [
+    # z11: a group read the quiet way (a directive after its #endif in the
+    # statement it cuts): the release on its #ifdef side does not count
+    ("\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\tspin_unlock(&g_lock);\n\tif (x)\n#else\n"
+     "\tif (!x)\n#endif\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n#endif\n\t\t    );\n"
+     "\tuse();\n", R8_DROP),
+    # x09: nor what the cut if's condition drops in its then branch
+    ("\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\tif (drop_on_true(&g_lock, x))\n#else\n"
+     "\tif (x)\n#endif\n\t{\n\t\tuse();\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n#endif\n"
+     "\t\t    );\n\t}\n\tif (x)\n\t\tspin_unlock(&g_lock);\n", R8_DROP),
+    # x11: nor what a cut loop's condition drops in its body
+    ("\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\twhile (drop_on_true(&g_lock, x))\n#else\n"
+     "\twhile (x--)\n#endif\n\t{\n\t\tuse();\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n"
+     "#endif\n\t\t    );\n\t}\n", R8_DROP),
+    # x10: nor need_seqretry()'s lockless then branch
+    ("\twrite_seqlock(&g_seq);\n#ifdef CONFIG_A\n\tif (need_seqretry(&g_seq, x))\n#else\n"
+     "\tif (x)\n#endif\n\t{\n\t\tuse();\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n#endif\n"
+     "\t\t    );\n\t}\n\twrite_sequnlock(&g_seq);\n", R8_DROP + "static DEFINE_SEQLOCK(g_seq);\n"),
+])
+def test_a_group_read_quiet_counts_no_release(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"

@@ -1362,3 +1362,20 @@ static void foo(int a, ...) { }
 ])
 def test_a_group_read_quiet_counts_no_release(tmp_path, body, pre):
     assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # item 4: a goto in a macro body of the file, to a label after a return
+    ("\tspin_lock(&g_lock);\n\tCHECK(x);\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n"
+     "\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define CHECK(c) do { if (c) goto out; } while (0)\n"),
+    # ... to a label a goto of the function reaches too
+    ("\tspin_lock(&g_lock);\n\tCHECK(x);\n\tspin_unlock(&g_lock);\n\tif (x > 2)\n"
+     "\t\tgoto out;\n\treturn 0;\nout:\n\tuse();\n",
+     "#define CHECK(c) do { if (c) goto out; } while (0)\n"),
+    # ... and a label no goto of the function names, of a macro the pass
+    # does not read, after a path that goes on
+    ("\tspin_lock(&g_lock);\n\tHDR_CHECK(x);\n\tspin_unlock(&g_lock);\nout:\n\tuse();\n", ""),
+])
+def test_a_goto_in_a_macro_body_carries_its_state_to_the_label(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"

@@ -1357,6 +1357,9 @@ class Scan:
         # statements read quiet and the spans not built ([a, b)): a group
         # in none of them cannot be placed (_check_pp())
         self.pp_taken, self.pp_quiet, self.pp_skipped = set(), [], []
+        # the states of the first reading's calls (_hidden_jump())
+        self.first_calls = []
+        self._macro_gotos = {}
         # the enclosing loops and switches: what their breaks and
         # continues carry
         self.loops = []
@@ -1408,7 +1411,9 @@ class Scan:
             return self
         # twice: the second pass knows what every goto, backward ones
         # included, carries to its label
+        self.first_calls = []
         self._block(toks, 0, st)
+        self.first_calls = [cst for _n, _l, cst in self.calls]
         self.sites, self.calls, self.returns, self.any_return = [], [], [], None
         self.aliases, self.returns_lock, self.excluded = set(), False, []
         self.all_returns = []
@@ -1530,6 +1535,14 @@ class Scan:
                     and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
                 # after a return, goto, break or continue only the gotos reach here
                 st = self.labels[lab].copy()
+            elif j + 1 < end and toks[j + 1][0] == ":" and lab in self.label_names and \
+                    lab not in self.labels:
+                # no goto or name of the function reaches it: a macro's
+                # goto does (CHECK(x) of `#define CHECK(c) if (c) goto out`),
+                # from a call it cannot tell
+                hid = self._hidden_jump()
+                if hid is not None:
+                    st = hid if term else st.copy().merge(hid)
             if term and lab in ("case", "default"):
                 # after a break or return only the switch reaches a case
                 sw = self._switch_entry()
@@ -1545,6 +1558,14 @@ class Scan:
             if inner:
                 self.pp_quiet.append((j0, j))
         return st, term
+
+    def _hidden_jump(self):
+        """The merge of the states at every call of the function (the
+        first reading's and this one's so far), or None."""
+        res = None
+        for cst in self.first_calls + [c for _n, _l, c in self.calls]:
+            res = cst.copy() if res is None else res.merge(cst)
+        return res
 
     def _pp_within(self, toks, i):
         """Whether a conditional directive is inside the block at toks[i]
@@ -2176,6 +2197,16 @@ class Scan:
         return name in self.noreturn or (self.f.path, name) in self.noreturn
 
     def _call(self, name, args, line, st):
+        gotos = self._macro_gotos.get(name)
+        if gotos is None:
+            # a macro of the file read whose body jumps to a label of the
+            # function: `#define CHECK(c) do { if (c) goto out; } while (0)`
+            gotos = self._macro_gotos[name] = sorted({
+                d.toks[k + 1][0] for d in self.defs(name) if d.macro
+                for k in range(len(d.toks) - 1)
+                if d.toks[k][0] == "goto" and d.toks[k + 1][0] in self.label_names})
+        for lab in gotos:
+            self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
         if not self.quiet:
             self._call1(name, args, line, st)
             return

@@ -1379,3 +1379,15 @@ def test_a_group_read_quiet_counts_no_release(tmp_path, body, pre):
 ])
 def test_a_goto_in_a_macro_body_carries_its_state_to_the_label(tmp_path, body, pre):
     assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+def test_a_quiet_release_keeps_the_reason_of_what_is_held(tmp_path):
+    """z12: a release read quiet restores the reason (and the calls that
+    took it, and the per-lock states) with the count."""
+    tree = tree_of(tmp_path, {"kernel/a.c": R6_USE + r6_sc(
+        "\tspin_lock(&g_lock);\n\tfoo(\n#ifdef CONFIG_A\n\t\t(spin_unlock(&g_lock), 0)\n"
+        "#else\n\t\t0\n#endif\n\t);\n\tuse();\n\tspin_unlock(&g_lock);\n",
+        "static void foo(int a) { }\n")[len(R6_USE):]})
+    res = lockscan.analyse_class(tree, "inner_lock")
+    assert res["verdict"] == "atomic"
+    assert "spin_lock() line" in sites(res)["use"]["reason"]

@@ -1391,3 +1391,11 @@ def test_a_quiet_release_keeps_the_reason_of_what_is_held(tmp_path):
     res = lockscan.analyse_class(tree, "inner_lock")
     assert res["verdict"] == "atomic"
     assert "spin_lock() line" in sites(res)["use"]["reason"]
+
+
+@pytest.mark.parametrize("op", ["sizeof", "typeof", "__typeof__",
+                                "__builtin_types_compatible_p"])
+def test_an_unevaluated_operand_runs_nothing(tmp_path, op):
+    """Nit 6: what sizeof(), typeof() read is not run."""
+    assert r6(tmp_path, r6_sc(f"\tspin_lock(&g_lock);\n\tx = {op}(({{ spin_unlock(&g_lock); 0; }}));\n"
+                              "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"

@@ -337,6 +337,11 @@ _NOT_ACQUIRE = re.compile(
 _KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case",
              "goto", "typeof", "__typeof__", "defined", "__attribute__", "asm",
              "__asm__", "volatile", "_Static_assert", "static_assert"}
+# what reads its parenthesised operand without running it
+_UNEVALUATED = {"sizeof", "typeof", "__typeof__", "__typeof", "typeof_unqual",
+                "__typeof_unqual__", "_Alignof", "alignof", "__alignof__",
+                "_Static_assert", "static_assert", "__builtin_types_compatible_p",
+                "__builtin_offsetof", "offsetof"}
 # Where a function is called in process context, by the contract of the
 # registration call (argument index) or of the operation it is stored as.
 PROCESS_REG = {"INIT_WORK": 1, "INIT_DELAYED_WORK": 1, "DECLARE_WORK": 1,
@@ -2119,6 +2124,10 @@ class Scan:
                     st.held, st.must, st.why, st.excl, st.took = \
                         st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
+                continue
+            if t in _UNEVALUATED and j + 1 < end and toks[j + 1][0] == "(":
+                # sizeof(({ spin_unlock(l); 0; })) runs nothing
+                j = _match(toks, j + 1) + 1
                 continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
                     and t not in _KEYWORDS:

@@ -1564,6 +1564,24 @@ class Scan:
                 self.pp_quiet.append((j0, j))
         return st, term
 
+    def _snapshot(self):
+        """What reading a part of the body records, to undo it."""
+        return (len(self.sites), len(self.calls), len(self.returns),
+                len(self.all_returns), len(self.excluded),
+                self.any_return.copy() if self.any_return else None,
+                {k: v.copy() for k, v in self.labels.items()}, set(self.aliases),
+                self.returns_lock,
+                [{k: (v.copy() if isinstance(v, State) else v) for k, v in fr.items()}
+                 for fr in self.loops])
+
+    def _restore(self, saved):
+        (n_sites, n_calls, n_rets, n_all, n_excl, self.any_return, self.labels,
+         self.aliases, self.returns_lock, frames) = saved
+        del self.sites[n_sites:], self.calls[n_calls:], self.returns[n_rets:]
+        del self.all_returns[n_all:], self.excluded[n_excl:]
+        for fr, old in zip(self.loops, frames):
+            fr.update(old)
+
     def _hidden_jump(self):
         """The merge of the states at every call of the function (the
         first reading's and this one's so far), or None."""
@@ -1664,7 +1682,7 @@ class Scan:
             # read as a block of its own; only a group with no other
             # directive between its #if and #endif (a copy has no pp: a
             # nested group's sides would be read one after the other)
-            n_sites, n_calls = len(self.sites), len(self.calls)
+            saved = self._snapshot()
             line = toks[j][1]
             alts = [toks[a:b] for (a, _d), b in zip(sides, bounds)]
             if not any(pp[h - 1][1] == "else" for _a, h in sides[1:]):
@@ -1673,7 +1691,8 @@ class Scan:
                 outs = [self._block([("{", line)] + body + toks[stop:k] + [("}", line)], 0,
                                     st.copy())[1:] for body in alts]
             except (Unparsable, IndexError):
-                del self.sites[n_sites:], self.calls[n_calls:]
+                # read the safe way below: nothing a half-read copy recorded
+                self._restore(saved)
             else:
                 live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
                 res = live[0]

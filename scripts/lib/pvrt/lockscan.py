@@ -52,12 +52,19 @@ deliberately pessimistic:
   enables preemption under the same `!IS_ENABLED(CONFIG_PREEMPT_RT)`).
   The sides of an #if group that are whole statements are read like an
   if/else (each from the state before it, an empty side without #else);
-  one that starts a statement and ends inside it is read as each side
-  followed by the rest of that statement; any other that cuts a statement
-  is read with both sides and no release in it counts.  A `(`...`)` group's ?:, && and || are read as such at any
-  depth (a macro body `((c) ? (spin_unlock(l), 1) : 0)`).  A label's
-  name outside a goto (a macro's label argument, an asm goto list) is a
-  jump to it.  get_signal()'s
+  one that starts a statement and ends inside it, holding no other
+  directive or guard() and with none after it in that statement, is read
+  as each side followed by the rest of that statement; such a group that
+  does not qualify, and one whose directives all lie inside one statement
+  (an expression, a for header), is read with both sides and no release
+  in it counts; any other (an #if between `if (...)` and its body, `}
+  else {` under #ifdef) makes the function unparsable.  A `(`...`)`
+  group's ?:, && and || are read as such at any depth (a macro body
+  `((c) ? spin_unlock(l), 1 : 0)`; a comma between ? and : is the middle
+  arm's).  sizeof/typeof operands do not run.  A label's name outside a
+  goto (a macro's label argument, an asm goto list) is a jump to it, and
+  so is a call of a macro of a file read whose body has `goto label`; a
+  label nothing reaches gets the merge of every call's state.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -139,6 +146,8 @@ pass is unsafe):
   follows unknown (safe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
+- a goto in the body of a macro of a file not read, to a label a goto of
+  the function reaches too, carries nothing there (unsafe);
 - a work item counts as process context unless a statement of the tree
   names it together with a BH workqueue; one queued on a BH workqueue
   through a pointer stored elsewhere is missed (unsafe).

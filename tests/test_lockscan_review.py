@@ -1399,3 +1399,12 @@ def test_an_unevaluated_operand_runs_nothing(tmp_path, op):
     """Nit 6: what sizeof(), typeof() read is not run."""
     assert r6(tmp_path, r6_sc(f"\tspin_lock(&g_lock);\n\tx = {op}(({{ spin_unlock(&g_lock); 0; }}));\n"
                               "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"
+
+
+def test_a_group_that_leaves_its_block_makes_the_function_unknown(tmp_path):
+    """Found in this round: a group whose #if starts a statement and whose
+    #else side is `} else {` was read quiet up to the block's end, and the
+    else branch then as code every build has."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n"
+                              "#ifdef CONFIG_A\n\t\tx++;\n\t} else {\n"
+                              "\t\tspin_unlock(&g_lock);\n#endif\n\t}\n\tuse();\n")) == "unknown"

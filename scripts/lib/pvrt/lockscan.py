@@ -1654,7 +1654,11 @@ class Scan:
                 depth -= 1
             elif depth == 0:
                 sides.append((pos, h + 1))
-        stop = pp[e][0] if e is not None else end
+        if e is None or pp[e][0] > end:
+            # its #endif is after the block (`} else {` on a side): the
+            # block's reader would read the rest as code every build has
+            raise Unparsable(f"an #if group the pass cannot place (line {toks[j][1]})")
+        stop = pp[e][0]
         bounds = [a for a, _d in sides[1:]] + [stop]
         aligned = e is not None and stop <= end
         for (a, _d), b in zip(sides, bounds):

@@ -1408,3 +1408,12 @@ def test_a_group_that_leaves_its_block_makes_the_function_unknown(tmp_path):
     assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n"
                               "#ifdef CONFIG_A\n\t\tx++;\n\t} else {\n"
                               "\t\tspin_unlock(&g_lock);\n#endif\n\t}\n\tuse();\n")) == "unknown"
+
+
+def test_a_statement_read_quiet_does_not_end_its_path(tmp_path):
+    """Found in this round: `if (x) return 1;\\n#ifdef A\\n else return 0;
+    \\n#endif` ends the path on one build only."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tif (x > 1) {\n\t\tif (x > 2)\n"
+                              "\t\t\treturn 1;\n#ifdef CONFIG_A\n\t\telse\n\t\t\treturn 0;\n"
+                              "#endif\n\t} else {\n\t\tspin_unlock(&g_lock);\n\t}\n"
+                              "\tuse();\n")) == "atomic"

@@ -1571,6 +1571,9 @@ class Scan:
                 self.quiet -= inner
             if inner:
                 self.pp_quiet.append((j0, j))
+                # a return or goto on one side ends the path on that
+                # build only: `if (x) return 1;\n#ifdef A\n else return 0;`
+                term = False
         return st, term
 
     def _snapshot(self):

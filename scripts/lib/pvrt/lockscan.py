@@ -56,9 +56,10 @@ deliberately pessimistic:
   directive or guard() and with none after it in that statement, is read
   as each side followed by the rest of that statement; such a group that
   does not qualify, and one whose directives all lie inside one statement
-  (an expression, a for header), is read with both sides and no release
-  in it counts; any other (an #if between `if (...)` and its body, `}
-  else {` under #ifdef) makes the function unparsable.  A `(`...`)`
+  (an expression, a for header), is read with both sides, no release in
+  it counts and no return there ends the path; any other (an #if between
+  `if (...)` and its body, `} else {` under #ifdef, an #endif after the
+  end of its block) makes the function unparsable.  A `(`...`)`
   group's ?:, && and || are read as such at any depth (a macro body
   `((c) ? spin_unlock(l), 1 : 0)`; a comma between ? and : is the middle
   arm's).  sizeof/typeof operands do not run.  A label's name outside a

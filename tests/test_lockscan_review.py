@@ -1417,3 +1417,11 @@ def test_a_statement_read_quiet_does_not_end_its_path(tmp_path):
                               "\t\t\treturn 1;\n#ifdef CONFIG_A\n\t\telse\n\t\t\treturn 0;\n"
                               "#endif\n\t} else {\n\t\tspin_unlock(&g_lock);\n\t}\n"
                               "\tuse();\n")) == "atomic"
+
+
+def test_a_label_a_backward_goto_names_is_not_a_macros(tmp_path):
+    """Precision: `retry:` is reached by the goto after it, not by a
+    hidden jump from every call."""
+    assert r6(tmp_path, r6_sc("\tpreempt_disable();\n\tg(x);\n\tpreempt_enable();\nretry:\n"
+                              "\tuse();\n\tif (x--)\n\t\tgoto retry;\n",
+                              "static void g(int a) { }\n")) == "process"

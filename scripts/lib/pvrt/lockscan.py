@@ -154,6 +154,7 @@ pass is unsafe):
   through a pointer stored elsewhere is missed (unsafe).
 """
 
+import collections
 import json
 import os
 import re
@@ -1365,6 +1366,7 @@ class Scan:
         self.conds = []               # conditions of the enclosing ifs
         self._stable_memo = {}
         self.label_names = set()
+        self.unnamed = set()
         # > 0: reading what an #if group spans whose sides are not whole
         # statements, where no release counts (_stmts())
         self.quiet = 0
@@ -1411,6 +1413,10 @@ class Scan:
             if 0 < k < len(toks) - 1 and toks[k + 1][0] == ":" and
             toks[k - 1][0] in (";", "{", "}", ":") and t not in _KEYWORDS and
             t != "default" and re.match(r"^[A-Za-z_]\w*$", t)}
+        # labels no token of the function names but their own (a macro's
+        # goto reaches them)
+        named = collections.Counter(t for t, _l in toks if t in self.label_names)
+        self.unnamed = {t for t in self.label_names if named[t] == 1}
         if self.f.init is not None:
             # initializers and file scope take no lock; _refs() reads them
             self.end_state = st
@@ -1550,7 +1556,7 @@ class Scan:
                     and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
                 # after a return, goto, break or continue only the gotos reach here
                 st = self.labels[lab].copy()
-            elif j + 1 < end and toks[j + 1][0] == ":" and lab in self.label_names and \
+            elif j + 1 < end and toks[j + 1][0] == ":" and lab in self.unnamed and \
                     lab not in self.labels:
                 # no goto or name of the function reaches it: a macro's
                 # goto does (CHECK(x) of `#define CHECK(c) if (c) goto out`),

@@ -1289,10 +1289,12 @@ def test_an_if_group_the_pass_cannot_place_makes_the_function_unknown(tmp_path, 
     assert r6(tmp_path, r6_sc(body)) == "unknown"
 
 
-def test_a_group_in_a_branch_the_configuration_removes_is_not_read(tmp_path):
+@pytest.mark.parametrize("test", ["IS_ENABLED(CONFIG_PREEMPT_RT)) {\n",
+                                  "!IS_ENABLED(CONFIG_PREEMPT_RT)) {\n\t\tx++;\n\t} else {\n"])
+def test_a_group_in_a_branch_the_configuration_removes_is_not_read(tmp_path, test):
     """Precision: a group the pass never reads is in code not built."""
     assert r6(tmp_path, r6_sc(
-        "\tspin_lock(&g_lock);\n\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {\n\t\tif (x)\n"
+        "\tspin_lock(&g_lock);\n\tif (" + test + "\t\tif (x)\n"
         "#ifdef CONFIG_A\n\t\t\tx++;\n#else\n\t\t\tx--;\n#endif\n\t}\n"
         "\tspin_unlock(&g_lock);\n\tuse();\n"), config=lockscan.PROJECT_CONFIG) == "process"
 

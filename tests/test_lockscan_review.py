@@ -1375,6 +1375,10 @@ def test_a_group_read_quiet_counts_no_release(tmp_path, body, pre):
     ("\tspin_lock(&g_lock);\n\tCHECK(x);\n\tspin_unlock(&g_lock);\n\tif (x > 2)\n"
      "\t\tgoto out;\n\treturn 0;\nout:\n\tuse();\n",
      "#define CHECK(c) do { if (c) goto out; } while (0)\n"),
+    # ... from a macro that takes a lock before its goto
+    ("\tLOCK_OR_OUT(&g_lock, x);\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n"
+     "\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define LOCK_OR_OUT(l, c) do { spin_lock(l); if (c) goto out; } while (0)\n"),
     # ... and a label no goto of the function names, of a macro the pass
     # does not read, after a path that goes on
     ("\tspin_lock(&g_lock);\n\tHDR_CHECK(x);\n\tspin_unlock(&g_lock);\nout:\n\tuse();\n", ""),

@@ -2258,6 +2258,12 @@ class Scan:
                 if d.toks[k][0] == "goto" and d.toks[k + 1][0] in self.label_names})
         for lab in gotos:
             self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
+        self._call2(name, args, line, st)
+        for lab in gotos:
+            # and after what the macro takes (`spin_lock(l); if (c) goto out;`)
+            self.labels[lab].merge(st.copy())
+
+    def _call2(self, name, args, line, st):
         if not self.quiet:
             self._call1(name, args, line, st)
             return

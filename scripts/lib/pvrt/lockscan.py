@@ -65,7 +65,7 @@ deliberately pessimistic:
   arm's).  sizeof/typeof operands do not run.  A label's name outside a
   goto (a macro's label argument, an asm goto list) is a jump to it, and
   so is a call of a macro of a file read whose body has `goto label`; a
-  label nothing reaches gets the merge of every call's state.  get_signal()'s
+  label no other token names gets the merge of every call's state.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.

@@ -885,3 +885,549 @@ def test_the_advisors_note_names_the_configuration(tmp_path):
     assert advisor.static_verdict(res)[1] == (
         "static: all 1 sites in process context (CONFIG_PREEMPT_RT unset and"
         " CONFIG_PREEMPT_RT=y)")
+
+
+# advisor-fix7 (the review of fix6), item 1: a compound assignment in the body
+
+@pytest.mark.parametrize("stmt", ["p += 1;", "p -= 1;", "p *= 1;", "p /= 1;", "p %= 2;",
+                                  "p &= 0;", "p |= 0;", "p ^= 0;", "p <<= 0;", "p >>= 0;"])
+def test_a_compound_assignment_in_the_body_changes_the_locked_pointer(tmp_path, stmt):
+    assert r6(tmp_path, r6_step("", stmt)) == "atomic"
+
+
+# item 2: the sides of an #if are alternatives, not one after the other
+
+def r6_sc(body, pre=""):
+    """SYSCALL_DEFINE1(b2, int, x) { BODY return 0; } after R6_USE and PRE."""
+    return R6_USE + pre + "SYSCALL_DEFINE1(b2, int, x)\n{\n" + body + "\n\treturn 0;\n}\n"
+
+
+@pytest.mark.parametrize("body", [
+    # a release on one build, use() on both
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_FOO\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n"
+    "#ifndef CONFIG_FOO\n\tspin_unlock(&g_lock);\n#endif\n",
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_FOO\n\tspin_unlock(&g_lock);\n\tuse();\n#else\n"
+    "\tuse();\n\tspin_unlock(&g_lock);\n#endif\n",
+    "\tspin_lock(&g_lock);\n#if defined(A)\n\tspin_unlock(&g_lock);\n#elif defined(B)\n"
+    "\tx++;\n#else\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
+    # nested, and a side that returns
+    "\tspin_lock(&g_lock);\n#ifdef A\n#ifdef B\n\tspin_unlock(&g_lock);\n#endif\n#endif\n"
+    "\tuse();\n\tspin_unlock(&g_lock);\n",
+    "\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n\treturn 0;\n#else\n"
+    "\tx++;\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
+    # not whole statements: a release there does not count
+    "\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n",
+    "\tspin_lock(&g_lock);\n\tx = f(x,\n#ifdef A\n\t\tspin_unlock(&g_lock),\n#endif\n\t\t0);\n"
+    "\tuse();\n",
+])
+def test_the_sides_of_an_if_directive_are_alternatives(tmp_path, body):
+    assert r6(tmp_path, r6_sc(body)) == "atomic"
+
+
+def test_a_release_on_every_side_of_an_if_directive_counts(tmp_path):
+    """The precision kept: both sides release."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n"
+                              "#else\n\tx++;\n\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) \
+        == "process"
+
+
+# item 3: a `default:` in parentheses (_Generic) is not the switch's
+
+def test_a_generic_default_is_not_the_switchs(tmp_path):
+    assert r6(tmp_path, r6_sc("""\
+    \tint y = 0;
+
+    \tspin_lock(&g_lock);
+    \tswitch (x) {
+    \tcase 1:
+    \t\tspin_unlock(&g_lock);
+    \t\ty = _Generic(y, int: 1, default: 0);
+    \t\tbreak;
+    \t}
+    \tuse();
+    \tif (x != 1)
+    \t\tspin_unlock(&g_lock);
+    """)) == "atomic"
+
+
+# item 7: a statement expression or compound literal in an earlier argument
+
+@pytest.mark.parametrize("call", ["step(({ 0; }), p);", "step((struct s){ 0 }, p);",
+                                  "step(({ int a; a = 1; a; }), p);"])
+def test_a_block_in_an_earlier_macro_argument(tmp_path, call):
+    assert r6(tmp_path, r6_step("#define step(a, q) (q) = (q)->next\n", call)) == "atomic"
+
+
+# item 4: ?:, && and || inside parentheses (and so in a macro's body)
+
+DROP_FN = "static bool drop(spinlock_t *l)\n{\n\tspin_unlock(l);\n\treturn true;\n}\n"
+
+
+@pytest.mark.parametrize("body,pre", [
+    ("\tspin_lock(&g_lock);\n\t(void)(x ? (spin_unlock(&g_lock), 0) : 0);\n\tuse();\n"
+     "\tif (!x)\n\t\tspin_unlock(&g_lock);\n", ""),
+    ("\tint r;\n\n\tspin_lock(&g_lock);\n\tr = (x || drop(&g_lock));\n\tuse();\n"
+     "\tif (x)\n\t\tspin_unlock(&g_lock);\n", DROP_FN),
+    ("\tspin_lock(&g_lock);\n\tf(0, x && drop(&g_lock));\n\tuse();\n"
+     "\tif (!x)\n\t\tspin_unlock(&g_lock);\n", DROP_FN),
+    ("\tspin_lock(&g_lock);\n\tdrop_if(x, &g_lock);\n\tuse();\n\tif (!x)\n"
+     "\t\tspin_unlock(&g_lock);\n", "#define drop_if(c, l) ((c) ? (spin_unlock(l), 1) : 0)\n"),
+    ("\tspin_lock(&g_lock);\n\tdrop_if(x, &g_lock);\n\tuse();\n\tif (!x)\n"
+     "\t\tspin_unlock(&g_lock);\n", "#define drop_if(c, l) ((c) && (spin_unlock(l), 1))\n"),
+    ("\tspin_lock(&g_lock);\n\tif (drop_if(x, &g_lock))\n\t\treturn 0;\n\tuse();\n"
+     "\tspin_unlock(&g_lock);\n", "#define drop_if(c, l) ((c) ? (spin_unlock(l), 1) : 0)\n"),
+])
+def test_a_release_in_a_parenthesised_arm_may_not_run(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+def test_a_parenthesised_comma_expression_runs_in_order(tmp_path):
+    """The precision kept: `(a, b)` runs both."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\t(void)(x++, spin_unlock(&g_lock));\n"
+                              "\tuse();\n")) == "process"
+
+
+# item 5: a brace-less loop macro whose body does not start with a name
+
+@pytest.mark.parametrize("body", ["\t\t(void)grab();\n", "\t\t*q = grab();\n",
+                                  "\t\t++n, grab();\n"])
+def test_a_loop_macro_body_that_starts_with_an_operator(tmp_path, body):
+    assert r6(tmp_path, """\
+    static int grab(void)
+    {
+    \tuse();
+    \tspin_lock(&g_lock);
+    \treturn 0;
+    }
+    SYSCALL_DEFINE1(d1, int, n)
+    {
+    \tint i, *q = &n;
+
+    \tfor_each_possible_cpu(i)
+    """ + body + """\
+    \treturn 0;
+    }
+    """) == "atomic"
+
+
+# item 6: a label reached from a macro's argument or an asm goto
+
+@pytest.mark.parametrize("jump", ["\tunsafe_get_user(x, &x, efault);\n",
+                                  "\tasm goto(\"\" : : : : efault);\n"])
+def test_a_label_named_outside_a_goto_gets_that_points_state(tmp_path, jump):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(g1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    """ + jump + """\
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    efault:
+    \tuse();
+    \tspin_unlock(&g_lock);
+    \treturn -EFAULT;
+    }
+    """) == "atomic"
+
+
+# item 8: cases for the rules the review's mutants removed unseen
+
+def test_a_macro_argument_after_a_nested_comma_is_its_own(tmp_path):
+    """p is step()'s second argument, q, which the body does not assign:
+    the lock is one all through (precision; the index of the argument)."""
+    assert r6(tmp_path / "a", r6_step("#define step(a, q) a = q->next\n",
+                                      "step(g(0, 0), p);")) == "process"
+    assert r6(tmp_path / "b", r6_step("#define step(a, q) (q) = (q)->next\n",
+                                      "step(g(a, b), p);")) == "atomic"
+
+
+def test_each_configuration_has_its_own_cache_entry(tmp_path):
+    import subprocess
+    tree = tree_of(tmp_path / "t", {"kernel/a.c": R6_USE + R6_RT})
+    git = ["git", "-C", str(tmp_path / "t"), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "."], check=True)
+    subprocess.run(git + ["commit", "-qm", "t"], check=True)
+    cache = tmp_path / "cache"
+    for _ in range(2):
+        assert lockscan.analyse_class(tree, "inner_lock", cache_dir=str(cache))["verdict"] \
+            == "atomic"
+    assert len(os.listdir(cache)) == 2
+
+
+@pytest.mark.parametrize("mac", ["#define my_lock(l) spin_trylock(l)\n",
+                                 "#define my_lock(l) ({ spin_lock(l); 1; })\n"])
+def test_a_lock_taking_macro_may_hold_it_on_its_zero_side(tmp_path, mac):
+    assert r6(tmp_path, mac + """\
+    SYSCALL_DEFINE0(f1)
+    {
+    \tif (!my_lock(&g_lock))
+    \t\tuse();
+    \treturn 0;
+    }
+    """) == "atomic"
+
+
+def test_a_case_in_a_branch_the_configuration_removes_is_read(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(c1, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tswitch (x) {
+    \tcase 0:
+    \t\tbreak;
+    \t\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+    \tcase 1:
+    \t\t\tuse();
+    \t\t}
+    \t\tbreak;
+    \t}
+    \tspin_unlock(&g_lock);
+    \tuse();
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+def test_a_removed_branch_holding_a_loop_macro_with_an_if_else(tmp_path):
+    assert r6(tmp_path, """\
+    SYSCALL_DEFINE1(c2, int, x)
+    {
+    \tint i;
+
+    \tspin_lock(&g_lock);
+    \tif (IS_ENABLED(CONFIG_PREEMPT_RT))
+    \t\tfor_each_cpu(i)
+    \t\t\tif (x)
+    \t\t\t\tx++;
+    \t\t\telse
+    \t\t\t\tspin_unlock(&g_lock);
+    \telse
+    \t\tx--;
+    \tuse();
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """, config=lockscan.PROJECT_CONFIG) == "atomic"
+
+
+def test_a_label_in_an_if_directive_side_is_a_statement(tmp_path):
+    """Precision: a side that is a label and a block is whole statements."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\nout:\n\t{\n"
+                              "\t\tspin_unlock(&g_lock);\n\t}\n#else\n"
+                              "\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) == "process"
+
+
+def test_a_side_of_an_if_directive_that_returns_is_not_merged_after(tmp_path):
+    """Precision: only the side that goes on reaches use()."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n#ifdef A\n\treturn 0;\n#else\n"
+                              "\tspin_unlock(&g_lock);\n#endif\n\tuse();\n")) == "process"
+
+
+def test_each_call_argument_is_read_by_itself(tmp_path):
+    """Precision: a ?: in one argument does not make the next one's
+    release conditional."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n"
+                              "\tg(x ? 1 : 2, (spin_unlock(&g_lock), 0));\n\tuse();\n")) \
+        == "process"
+
+
+# item 10: the other spellings of a weak definition
+
+@pytest.mark.parametrize("weak,proto", [("__attribute__((__weak__))", ""),
+                                        ("", "void grab(void) __weak;\n"),
+                                        ("", "extern void __weak grab(void);\n")])
+def test_every_spelling_of_weak_is_overridden(tmp_path, weak, proto):
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + proto + "void " + weak + """ grab(void)
+    {
+    }
+    SYSCALL_DEFINE0(w)
+    {
+    \tgrab();
+    \tuse();
+    \treturn 0;
+    }
+    """, "kernel/b.c": """\
+    /* inner_lock: a file the pass reads */
+    void grab(void)
+    {
+    \tpreempt_disable();
+    }
+    """}) == "atomic"
+
+
+# item 13: --static --tree DIR: the variant's build says nothing of DIR's kernel
+
+def test_static_with_a_tree_reads_both_preempt_rt_values(tmp_path, monkeypatch, capsys):
+    import json
+    bdir = tmp_path / "build"
+    (bdir / "out" / "project").mkdir(parents=True)
+    (bdir / "out" / "project" / ".config").write_text("# CONFIG_PREEMPT_RT is not set\n")
+    tree_of(tmp_path / "t", {"kernel/a.c": R6_USE + R6_RT})
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(bdir))
+    monkeypatch.setattr(advisor.base, "cache_dir", lambda: str(tmp_path / "cache"))
+    assert advisor.main(["--static", "inner_lock", "--tree", str(tmp_path / "t")]) == 0
+    out = [json.loads(p.read_text()) for p in (bdir / "results").glob("static-*/static.json")]
+    assert len(out) == 1 and out[0][0]["verdict"] == "atomic"
+
+
+def test_a_default_under_an_if_directive_may_not_be_built(tmp_path):
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tswitch (x) {\n\tcase 1:\n"
+                              "\t\tspin_unlock(&g_lock);\n\t\tbreak;\n#ifdef A\n\tdefault:\n"
+                              "\t\tspin_unlock(&g_lock);\n\t\tbreak;\n#endif\n\t}\n"
+                              "\tuse();\n")) == "atomic"
+
+
+def test_a_release_on_false_returns_of_one_architecture_only(tmp_path):
+    """m23: x86's f() drops g_lock on its false return, arm's keeps it:
+    generic code's `if (!f())` branch may hold it."""
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + """\
+    bool f(int x);
+    SYSCALL_DEFINE1(m23, int, x)
+    {
+    \tspin_lock(&g_lock);
+    \tif (!f(x)) {
+    \t\tuse();
+    \t\treturn 0;
+    \t}
+    \tspin_unlock(&g_lock);
+    \treturn 0;
+    }
+    """, "arch/x86/kernel/f.c": """\
+    /* inner_lock: a file the pass reads */
+    bool f(int x)
+    {
+    \tif (x)
+    \t\treturn true;
+    \tspin_unlock(&g_lock);
+    \treturn false;
+    }
+    """, "arch/arm/kernel/f.c": """\
+    /* inner_lock: a file the pass reads */
+    bool f(int x)
+    {
+    \tif (x)
+    \t\treturn true;
+    \tx++;
+    \treturn false;
+    }
+    """}) == "atomic"
+
+
+def test_a_case_after_a_return_starts_from_the_switchs_entry(tmp_path):
+    """Precision (the review's n14): what the returning case took is not
+    held in the next one."""
+    assert r6(tmp_path, r6_sc("\tswitch (x) {\n\tcase 1:\n\t\tpreempt_disable();\n"
+                              "\t\treturn 0;\n\tcase 2:\n\t\tuse();\n\t\tbreak;\n\t}\n")) \
+        == "process"
+
+
+@pytest.mark.parametrize("body,verdict", [
+    # net/core/dev.c's net_rps_action_and_irq_enable(): both builds release
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n\t\tx++;\n"
+     "\t} else\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n", "process"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x) {\n\t\tx++;\n"
+     "\t} else\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n", "atomic"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#else\n\tif (!x)\n#endif\n"
+     "\t\tspin_unlock(&g_lock);\n\tuse();\n", "atomic"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#else\n\tif (!x)\n#endif\n"
+     "\t\treturn 0;\n\tspin_unlock(&g_lock);\n\tuse();\n", "process"),
+    # no #else: the statement without the side
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tspin_unlock(&g_lock);\n\tif (x)\n#endif\n"
+     "\t\tx++;\n\tuse();\n", "atomic"),
+    # a directive in the statement after the group: not spliced
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n\t\treturn 0;\n\telse\n#endif\n"
+     "\t\tg(0,\n#ifdef B\n\t\t(spin_unlock(&g_lock), 0)\n#else\n\t\t0\n#endif\n"
+     "\t\t);\n\tuse();\n", "atomic"),
+    ("\tspin_lock(&g_lock);\n#ifdef A\n\tif (x)\n#endif\n\t\tg(0,\n#ifdef B\n"
+     "\t\t(spin_unlock(&g_lock), 0)\n#else\n\t\t0\n#endif\n\t\t);\n\tuse();\n", "atomic"),
+])
+def test_a_group_that_cuts_an_if_is_read_with_the_rest_of_it(tmp_path, body, verdict):
+    assert r6(tmp_path, r6_sc(body)) == verdict
+
+
+# round 8 (issue 20), the review of advisor-fix7
+
+@pytest.mark.parametrize("body", [
+    # blocker 2: a spliced group holding a nested #if on its first side
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n#ifdef CONFIG_B\n\tspin_unlock(&g_lock);\n"
+    "#endif\n\tif (x)\n\t\tx++;\n\telse\n#else\n\tspin_unlock(&g_lock);\n#endif\n"
+    "\tx--;\n\tuse();\n",
+    # ... and on its #else side
+    "\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\tif (x)\n\t\tspin_unlock(&g_lock);\n"
+    "\telse\n#else\n#ifdef CONFIG_B\n\tspin_unlock(&g_lock);\n#endif\n\tif (x)\n"
+    "\t\tx++;\n\telse\n#endif\n\t\tspin_unlock(&g_lock);\n\tuse();\n",
+])
+def test_a_spliced_group_holding_another_is_read_the_safe_way(tmp_path, body):
+    assert r6(tmp_path, r6_sc(body)) == "atomic"
+
+
+@pytest.mark.parametrize("body", [
+    # blocker 1: the #else side is the if's body on one build only
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef A\n\t\tspin_unlock(&g_lock);\n#else\n\t\tx++;\n#endif\n"
+    "\tuse();\n",
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef CONFIG_FOO\n\t\tx++;\n#else\n"
+    "\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n\tspin_unlock(&g_lock);\n",
+    "\tspin_lock(&g_lock);\n\tif (x)\n#ifdef CONFIG_FOO\n\t{\n\t\tx++;\n\t}\n#else\n"
+    "\t{\n\t\tspin_unlock(&g_lock);\n\t}\n#endif\n\tuse();\n",
+    "\tint i;\n\tspin_lock(&g_lock);\n\tfor (i = 0; i < x; i++)\n#ifdef CONFIG_FOO\n"
+    "\t\tx--;\n#else\n\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n",
+    # a return on the #else side does not end the then branch on every build
+    "\tspin_lock(&g_lock);\n\tif (x > 1) {\n\t\tif (x > 2)\n#ifdef CONFIG_FOO\n"
+    "\t\t\tx++;\n#else\n\t\t\treturn 0;\n#endif\n\t} else {\n"
+    "\t\tspin_unlock(&g_lock);\n\t}\n\tuse();\n",
+    "\tspin_lock(&g_lock);\n\tif (x)\n#if defined(CONFIG_FOO)\n\t\tx++;\n"
+    "#elif defined(CONFIG_BAR)\n\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n",
+    # kernel/sched/core.c sched_fork(): `} else {` under #ifdef
+    "\tspin_lock(&g_lock);\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n\t\tx++;\n"
+    "#ifdef CONFIG_A\n\t} else {\n\t\tspin_unlock(&g_lock);\n#endif\n\t}\n\tuse();\n",
+    "\tint i;\n\tspin_lock(&g_lock);\n\tfor_each_possible_cpu(i)\n#ifdef CONFIG_A\n"
+    "\t\tx++;\n#else\n\t\tspin_unlock(&g_lock);\n#endif\n\tuse();\n",
+])
+def test_an_if_group_the_pass_cannot_place_makes_the_function_unknown(tmp_path, body):
+    assert r6(tmp_path, r6_sc(body)) == "unknown"
+
+
+@pytest.mark.parametrize("test", ["IS_ENABLED(CONFIG_PREEMPT_RT)) {\n",
+                                  "!IS_ENABLED(CONFIG_PREEMPT_RT)) {\n\t\tx++;\n\t} else {\n"])
+def test_a_group_in_a_branch_the_configuration_removes_is_not_read(tmp_path, test):
+    """Precision: a group the pass never reads is in code not built."""
+    assert r6(tmp_path, r6_sc(
+        "\tspin_lock(&g_lock);\n\tif (" + test + "\t\tif (x)\n"
+        "#ifdef CONFIG_A\n\t\t\tx++;\n#else\n\t\t\tx--;\n#endif\n\t}\n"
+        "\tspin_unlock(&g_lock);\n\tuse();\n"), config=lockscan.PROJECT_CONFIG) == "process"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # item 3: a comma in ?:'s middle arm belongs to the arm
+    ("\tspin_lock(&g_lock);\n\t(void)(x ? x++, spin_unlock(&g_lock) : 0);\n\tuse();\n"
+     "\tif (!x)\n\t\tspin_unlock(&g_lock);\n", ""),
+    ("\tspin_lock(&g_lock);\n\tdrop_if(x, &g_lock);\n\tuse();\n",
+     "#define drop_if(c, l) ((c) ? spin_unlock(l), 1 : 0)\n"),
+    ("\tspin_lock(&g_lock);\n\tfoo(x ? x++, spin_unlock(&g_lock) : 0);\n\tuse();\n",
+     "static void foo(int a) { }\n"),
+])
+def test_a_comma_in_the_middle_arm_of_a_conditional_is_the_arms(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+# item 5: the rules of advisor-fix7 no test guarded (the review's mutants)
+
+def test_a_guard_in_a_spliced_group_lasts_to_the_end_of_the_block(tmp_path):
+    """x04: a group holding a guard() is not read as a block copy, whose
+    end would release the guard."""
+    assert r6(tmp_path, r6_sc("#ifdef CONFIG_A\n\tguard(spinlock)(&g_lock);\n\tif (x)\n"
+                              "\t\tx++;\n\telse\n#endif\n\tx--;\n\tuse();\n")) == "atomic"
+
+
+def test_a_label_after_a_case_label_is_a_label_name(tmp_path):
+    """x28: a label right after `case 1:` reached by a macro's label
+    argument carries the state there."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tunsafe_get_user(x, &x, efault);\n"
+                              "\tspin_unlock(&g_lock);\n\treturn 0;\n\tswitch (x) {\n"
+                              "\tcase 1:\nefault:\n\t\tuse();\n\t}\n"
+                              "\tspin_unlock(&g_lock);\n")) == "atomic"
+
+
+R8_DROP = """\
+static bool drop_on_true(spinlock_t *l, int v)
+{
+\tif (v) {
+\t\tspin_unlock(l);
+\t\treturn true;
+\t}
+\treturn false;
+}
+static void foo(int a, ...) { }
+"""
+
+
+@pytest.mark.parametrize("body,pre", [
+    # z11: a group read the quiet way (a directive after its #endif in the
+    # statement it cuts): the release on its #ifdef side does not count
+    ("\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\tspin_unlock(&g_lock);\n\tif (x)\n#else\n"
+     "\tif (!x)\n#endif\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n#endif\n\t\t    );\n"
+     "\tuse();\n", R8_DROP),
+    # x09: nor what the cut if's condition drops in its then branch
+    ("\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\tif (drop_on_true(&g_lock, x))\n#else\n"
+     "\tif (x)\n#endif\n\t{\n\t\tuse();\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n#endif\n"
+     "\t\t    );\n\t}\n\tif (x)\n\t\tspin_unlock(&g_lock);\n", R8_DROP),
+    # x11: nor what a cut loop's condition drops in its body
+    ("\tspin_lock(&g_lock);\n#ifdef CONFIG_A\n\twhile (drop_on_true(&g_lock, x))\n#else\n"
+     "\twhile (x--)\n#endif\n\t{\n\t\tuse();\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n"
+     "#endif\n\t\t    );\n\t}\n", R8_DROP),
+    # x10: nor need_seqretry()'s lockless then branch
+    ("\twrite_seqlock(&g_seq);\n#ifdef CONFIG_A\n\tif (need_seqretry(&g_seq, x))\n#else\n"
+     "\tif (x)\n#endif\n\t{\n\t\tuse();\n\t\tfoo(0\n#ifdef CONFIG_B\n\t\t    , 1\n#endif\n"
+     "\t\t    );\n\t}\n\twrite_sequnlock(&g_seq);\n", R8_DROP + "static DEFINE_SEQLOCK(g_seq);\n"),
+])
+def test_a_group_read_quiet_counts_no_release(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # item 4: a goto in a macro body of the file, to a label after a return
+    ("\tspin_lock(&g_lock);\n\tCHECK(x);\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n"
+     "\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define CHECK(c) do { if (c) goto out; } while (0)\n"),
+    # ... to a label a goto of the function reaches too
+    ("\tspin_lock(&g_lock);\n\tCHECK(x);\n\tspin_unlock(&g_lock);\n\tif (x > 2)\n"
+     "\t\tgoto out;\n\treturn 0;\nout:\n\tuse();\n",
+     "#define CHECK(c) do { if (c) goto out; } while (0)\n"),
+    # ... from a macro that takes a lock before its goto
+    ("\tLOCK_OR_OUT(&g_lock, x);\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n"
+     "\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define LOCK_OR_OUT(l, c) do { spin_lock(l); if (c) goto out; } while (0)\n"),
+    # ... and a label no goto of the function names, of a macro the pass
+    # does not read, after a path that goes on
+    ("\tspin_lock(&g_lock);\n\tHDR_CHECK(x);\n\tspin_unlock(&g_lock);\nout:\n\tuse();\n", ""),
+])
+def test_a_goto_in_a_macro_body_carries_its_state_to_the_label(tmp_path, body, pre):
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+def test_a_quiet_release_keeps_the_reason_of_what_is_held(tmp_path):
+    """z12: a release read quiet restores the reason (and the calls that
+    took it, and the per-lock states) with the count."""
+    tree = tree_of(tmp_path, {"kernel/a.c": R6_USE + r6_sc(
+        "\tspin_lock(&g_lock);\n\tfoo(\n#ifdef CONFIG_A\n\t\t(spin_unlock(&g_lock), 0)\n"
+        "#else\n\t\t0\n#endif\n\t);\n\tuse();\n\tspin_unlock(&g_lock);\n",
+        "static void foo(int a) { }\n")[len(R6_USE):]})
+    res = lockscan.analyse_class(tree, "inner_lock")
+    assert res["verdict"] == "atomic"
+    assert "spin_lock() line" in sites(res)["use"]["reason"]
+
+
+@pytest.mark.parametrize("op", ["sizeof", "typeof", "__typeof__",
+                                "__builtin_types_compatible_p"])
+def test_an_unevaluated_operand_runs_nothing(tmp_path, op):
+    """Nit 6: what sizeof(), typeof() read is not run."""
+    assert r6(tmp_path, r6_sc(f"\tspin_lock(&g_lock);\n\tx = {op}(({{ spin_unlock(&g_lock); 0; }}));\n"
+                              "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"
+
+
+def test_a_group_that_leaves_its_block_makes_the_function_unknown(tmp_path):
+    """Found in this round: a group whose #if starts a statement and whose
+    #else side is `} else {` was read quiet up to the block's end, and the
+    else branch then as code every build has."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tif (x) {\n\t\tspin_unlock(&g_lock);\n"
+                              "#ifdef CONFIG_A\n\t\tx++;\n\t} else {\n"
+                              "\t\tspin_unlock(&g_lock);\n#endif\n\t}\n\tuse();\n")) == "unknown"
+
+
+def test_a_statement_read_quiet_does_not_end_its_path(tmp_path):
+    """Found in this round: `if (x) return 1;\\n#ifdef A\\n else return 0;
+    \\n#endif` ends the path on one build only."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n\tif (x > 1) {\n\t\tif (x > 2)\n"
+                              "\t\t\treturn 1;\n#ifdef CONFIG_A\n\t\telse\n\t\t\treturn 0;\n"
+                              "#endif\n\t} else {\n\t\tspin_unlock(&g_lock);\n\t}\n"
+                              "\tuse();\n")) == "atomic"
+
+
+def test_a_label_a_backward_goto_names_is_not_a_macros(tmp_path):
+    """Precision: `retry:` is reached by the goto after it, not by a
+    hidden jump from every call."""
+    assert r6(tmp_path, r6_sc("\tpreempt_disable();\n\tg(x);\n\tpreempt_enable();\nretry:\n"
+                              "\tuse();\n\tif (x--)\n\t\tgoto retry;\n",
+                              "static void g(int a) { }\n")) == "process"

@@ -588,9 +588,10 @@ def main(argv=None):
     else:
         tree = None
     if args.static:
-        tree = tree or default_tree(bdir)
-        res = static_results(tree, args.static, log,
-                             config=variant_config(bdir, args.variant))
+        # the variant's build is the kernel of build/linux, not of a tree
+        # --tree names: that one is read with both PREEMPT_RT values
+        res = static_results(tree or default_tree(bdir), args.static, log,
+                             config=None if tree else variant_config(bdir, args.variant))
         for c in args.static:
             print(lockscan.site_table(res[c], width=72 if args.changelog else None))
             print()

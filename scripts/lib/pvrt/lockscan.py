@@ -8,7 +8,7 @@ across the tree.  This pass instead reads only the files that name the lock, its
 wrappers and the functions on the way up, found with one `git grep -w` per
 caller level, and reads each function with a small C-aware scanner
 (comments, strings and preprocessor lines removed, statements and blocks
-followed, both sides of every #if read).  Its rules, and where it is
+followed, the sides of an #if read as alternatives).  Its rules, and where it is
 deliberately pessimistic:
 
 - A site is a call of a spin_lock*/write_seqlock*/atomic_dec_and_lock()
@@ -44,10 +44,28 @@ deliberately pessimistic:
   (its end, its continues; a continue in a switch is the loop's) until
   that state settles (the sites are the last reading's; a count growing at
   each reading is widened to MANY; not settled after LOOP_READINGS
-  readings: unknown).  An if decided by IS_ENABLED()-style tests of
-  PROJECT_CONFIG's options reads the branch that is built only (6.12's
-  ptrace_stop() disables and enables preemption under the same
-  `!IS_ENABLED(CONFIG_PREEMPT_RT)`).  get_signal()'s
+  readings: unknown).  An if decided by IS_ENABLED()-style tests of the
+  options the configuration has a value for (analyse_class()'s CONFIG;
+  none given: the class is read with each of BOTH_CONFIGS and the worse
+  verdict stands) reads the branch that is built only, unless that
+  branch holds a label or a case (6.12's ptrace_stop() disables and
+  enables preemption under the same `!IS_ENABLED(CONFIG_PREEMPT_RT)`).
+  The sides of an #if group that are whole statements are read like an
+  if/else (each from the state before it, an empty side without #else);
+  one that starts a statement and ends inside it, holding no other
+  directive or guard() and with none after it in that statement, is read
+  as each side followed by the rest of that statement; such a group that
+  does not qualify, and one whose directives all lie inside one statement
+  (an expression, a for header), is read with both sides, no release in
+  it counts and no return there ends the path; any other (an #if between
+  `if (...)` and its body, `} else {` under #ifdef, an #endif after the
+  end of its block) makes the function unparsable.  A `(`...`)`
+  group's ?:, && and || are read as such at any depth (a macro body
+  `((c) ? spin_unlock(l), 1 : 0)`; a comma between ? and : is the middle
+  arm's).  sizeof/typeof operands do not run.  A label's name outside a
+  goto (a macro's label argument, an asm goto list) is a jump to it, and
+  so is a call of a macro of a file read whose body has `goto label`; a
+  label no other token names gets the merge of every call's state.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -98,7 +116,7 @@ deliberately pessimistic:
 
 Limits (what the tokenizer loses against spatch's parser, and where the
 pass is unsafe):
-- macros are not expanded and both sides of every #if are read; types are
+- macros are not expanded and #if conditions are not evaluated; types are
   not known, so a call through a function pointer is followed only by the
   operation it is stored as;
 - a class is bound by name (CATALOG, a global, a distinctive member), so a
@@ -121,16 +139,22 @@ pass is unsafe):
   run: a release f makes on every return is not counted, even in the
   branch that implies the call (safe);
 - a local passed bare to a function whose definition is not read is not
-  one lock all through the function (a macro may assign it: safe); a
+  one lock all through the function (a macro may assign it: safe), but
+  one passed to a function of another file read is a copy even where an
+  unread header defines a macro of that name (unsafe); a __weak on a
+  prototype in an unread header is not seen (unsafe); a
   loop not settled after LOOP_READINGS readings leaves its sites and what
   follows unknown (safe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
+- a goto in the body of a macro of a file not read, to a label a goto of
+  the function reaches too, carries nothing there (unsafe);
 - a work item counts as process context unless a statement of the tree
   names it together with a BH workqueue; one queued on a BH workqueue
   through a pointer stored elsewhere is missed (unsafe).
 """
 
+import collections
 import json
 import os
 import re
@@ -324,6 +348,11 @@ _NOT_ACQUIRE = re.compile(
 _KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case",
              "goto", "typeof", "__typeof__", "defined", "__attribute__", "asm",
              "__asm__", "volatile", "_Static_assert", "static_assert"}
+# what reads its parenthesised operand without running it
+_UNEVALUATED = {"sizeof", "typeof", "__typeof__", "__typeof", "typeof_unqual",
+                "__typeof_unqual__", "_Alignof", "alignof", "__alignof__",
+                "_Static_assert", "static_assert", "__builtin_types_compatible_p",
+                "__builtin_offsetof", "offsetof"}
 # Where a function is called in process context, by the contract of the
 # registration call (argument index) or of the operation it is stored as.
 PROCESS_REG = {"INIT_WORK": 1, "INIT_DELAYED_WORK": 1, "DECLARE_WORK": 1,
@@ -498,9 +527,14 @@ def _blank(m):
     return re.sub(r"[^\n]", " ", s)
 
 
-def tokenize(text):
+_DIRECTIVE = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+
+
+def tokenize(text, directives=None):
     """[(token, line)] of C source, comments and strings removed; #define
-    bodies are returned separately as {name: (params, tokens, line)}."""
+    bodies are returned separately as {name: (params, tokens, line)}.
+    DIRECTIVES, a list, receives (index of the next token, "if" / "elif" /
+    "else" / "endif") for each conditional directive, in order."""
     # join continuation lines first (a comment in a #define must not take
     # its backslash with it); the joined lines stay as empty lines so that
     # line numbers do not move
@@ -530,6 +564,11 @@ def tokenize(text):
                 body = [(t, no) for t in _TOKEN.findall(m.group(3))]
                 macros.setdefault(m.group(1), []).append(
                     ([p.strip() for p in m.group(2).split(",")], body, no))
+            m = _DIRECTIVE.match(full)
+            if m and directives is not None:
+                kind = m.group(1)
+                directives.append((len(toks), "if" if kind.startswith("if") else
+                                   "elif" if kind.startswith("elif") else kind))
             i += 1
             continue
         toks.extend((t, no) for t in _TOKEN.findall(line))
@@ -577,14 +616,23 @@ def balance_error(toks):
     return None
 
 
+_WEAK = ("__weak", "weak", "__weak__")
+
+
 class Func:
     def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None,
-                 unparsable=None, head=()):
+                 unparsable=None, head=(), pp=()):
         self.name, self.path, self.static, self.toks = name, path, static, toks
+        # the conditional directives in the body: (index of the token after
+        # it in TOKS, "if" / "elif" / "else" / "endif"), in order
+        self.pp = list(pp)
         self.head = list(head)   # the tokens of the definition before its body
         self.line, self.macro, self.params = line, macro, list(params)
         self.init = init       # the struct type of a top-level initializer
         self.unparsable = unparsable   # why it cannot be read, or None
+        # __weak, __attribute__((weak)) / ((__weak__)), on the definition
+        # or on a prototype of its file (functions())
+        self.weak = any(t in _WEAK for t, _l in self.head)
 
     def key(self):
         return f"{self.path}:{self.name}:{self.line}"
@@ -592,7 +640,8 @@ class Func:
 
 def functions(path, text):
     """The function definitions (and function-like macros) of one file."""
-    toks, macros = tokenize(text)
+    directives = []
+    toks, macros = tokenize(text, directives)
     out = []
     bad = balance_error(toks)
     if bad:
@@ -618,7 +667,8 @@ def functions(path, text):
             static = any(x[0] == "static" for x in head)
             if name:
                 out.append(Func(name, path, static, toks[i:end + 1], toks[i][1],
-                                head=head))
+                                head=head, pp=[(k - i, d) for k, d in directives
+                                               if i < k <= end]))
             elif head and head[-1][0] == "=" or (len(head) > 1 and head[-2][0] == "]"
                                                   and head[-1][0] == "="):
                 # `struct file_operations fops = { .open = f, ... };`
@@ -630,6 +680,20 @@ def functions(path, text):
                                 init=stype))
             i, start = end, end + 1
         i += 1
+    # `void f(void) __weak;`: the definition of the file is weak too
+    weak, stmt = set(), []
+    for t in scope:
+        stmt.append(t)
+        if t[0] != ";":
+            continue
+        if any(x in _WEAK for x, _l in stmt):
+            weak.update(x for k, (x, _l) in enumerate(stmt[:-1])
+                        if stmt[k + 1][0] == "(" and x not in _KEYWORDS and
+                        re.match(r"^[A-Za-z_]\w*$", x) and not x.startswith("__"))
+        stmt = []
+    for f in out:
+        if f.name in weak:
+            f.weak = True
     if scope:
         out.append(Func("<file scope>", path, True, scope, scope[0][1], init=""))
     for name, defs in macros.items():
@@ -1040,24 +1104,36 @@ def _has_default(toks, i):
         if t == "switch" and k + 1 < end and toks[k + 1][0] == "(":
             k = _skip(toks, k, end)
             continue
+        if t == "(":
+            # `_Generic(y, int: 1, default: 0)`: no jump enters a statement
+            # expression, so the switch's own default is never in here
+            k = _match(toks, k) + 1
+            continue
         if t == "default" and k + 1 < end and toks[k + 1][0] == ":":
             return True
         k += 1
     return False
 
 
+# what may follow a call in an expression: not a loop macro's body
+_CONTINUES = {";", ",", "=", ".", "->", "[", "?", ":", "==", "!=", "<=", ">=", "&&", "||",
+              ")", "]", "}", "{", "+", "/", "%", "<", ">", "|", "^", "<<", ">>"}
+
+
 def _loop_macro_body(toks, i, end):
     """The index of the body of a loop macro without braces at toks[i]
-    (`for_each_possible_cpu(i) grab();`: a call followed directly by a
-    statement), else None."""
+    (`for_each_possible_cpu(i) grab();`: a call followed by anything that
+    does not continue an expression: a name, `(void)`, `*q = `, `++n`),
+    else None.  Reading a call as a loop is the safe side."""
     t = toks[i][0]
     if not re.match(r"^[A-Za-z_]\w*$", t) or t in _KEYWORDS or i + 1 >= end or \
             toks[i + 1][0] != "(":
         return None
     m = _match(toks, i + 1) + 1
-    if m < end and re.match(r"^[A-Za-z_]\w*$", toks[m][0]):
-        return m
-    return None
+    if m >= end or toks[m][0] in _CONTINUES or \
+            (m + 1 < end and toks[m + 1][0] == "=" and toks[m][0] in ("-", "*", "&")):
+        return None
+    return m
 
 
 def _skip(toks, i, end):
@@ -1242,22 +1318,18 @@ def _call_site(toks, i):
     index of the argument toks[i] is in)."""
     depth, idx = 0, 0
     for j in range(i - 1, -1, -1):
-        if toks[j] in (")", "]"):
+        if toks[j] in (")", "]", "}"):
+            # braces too: `step(({ 0; }), p)`, `step((struct s){ 0 }, p)`
             depth += 1
-        elif toks[j] in ("(", "["):
+        elif toks[j] in ("(", "[", "{"):
             if depth == 0:
                 return (toks[j - 1] if toks[j] == "(" and j else None), idx
             depth -= 1
         elif toks[j] == "," and depth == 0:
             idx += 1
-        elif toks[j] in (";", "{", "}"):
+        elif toks[j] == ";" and depth == 0:
             return None, idx
     return None, idx
-
-
-def _callee(toks, i):
-    """The name called with toks[i] among its arguments, or None."""
-    return _call_site(toks, i)[0]
 
 
 class Scan:
@@ -1293,6 +1365,18 @@ class Scan:
         self.any_return = None        # merged over every return
         self.conds = []               # conditions of the enclosing ifs
         self._stable_memo = {}
+        self.label_names = set()
+        self.unnamed = set()
+        # > 0: reading what an #if group spans whose sides are not whole
+        # statements, where no release counts (_stmts())
+        self.quiet = 0
+        # #if groups (index of the `#if` in f.pp) _pp_group() read, the
+        # statements read quiet and the spans not built ([a, b)): a group
+        # in none of them cannot be placed (_check_pp())
+        self.pp_taken, self.pp_quiet, self.pp_skipped = set(), [], []
+        # the states of the first reading's calls (_hidden_jump())
+        self.first_calls = []
+        self._macro_gotos = {}
         # the enclosing loops and switches: what their breaks and
         # continues carry
         self.loops = []
@@ -1321,6 +1405,18 @@ class Scan:
     def _run(self):
         toks = self.f.toks
         st = State()
+        self.quiet = 0
+        # the function's labels: a name of one outside a goto (a macro's
+        # label argument, an asm goto's list, &&label) is a jump to it
+        self.label_names = {
+            t for k, (t, _l) in enumerate(toks)
+            if 0 < k < len(toks) - 1 and toks[k + 1][0] == ":" and
+            toks[k - 1][0] in (";", "{", "}", ":") and t not in _KEYWORDS and
+            t != "default" and re.match(r"^[A-Za-z_]\w*$", t)}
+        # labels no token of the function names but their own (a macro's
+        # goto reaches them)
+        named = collections.Counter(t for t, _l in toks if t in self.label_names)
+        self.unnamed = {t for t in self.label_names if named[t] == 1}
         if self.f.init is not None:
             # initializers and file scope take no lock; _refs() reads them
             self.end_state = st
@@ -1336,11 +1432,15 @@ class Scan:
             return self
         # twice: the second pass knows what every goto, backward ones
         # included, carries to its label
+        self.first_calls = []
         self._block(toks, 0, st)
+        self.first_calls = [cst for _n, _l, cst in self.calls]
         self.sites, self.calls, self.returns, self.any_return = [], [], [], None
         self.aliases, self.returns_lock, self.excluded = set(), False, []
         self.all_returns = []
+        self.pp_taken, self.pp_quiet, self.pp_skipped = set(), [], []
         _i, st, term = self._block(toks, 0, State())
+        self._check_pp()
         self.never_returns = bool(term and self.any_return is None)
         self.cond_rel = self._cond_releases(None if term else st)
         rets = list(self.returns)
@@ -1351,6 +1451,26 @@ class Scan:
             anyr = anyr.merge(st) if anyr else st.copy()
         self.end_state = self._net(rets, anyr)
         return self
+
+    def _check_pp(self):
+        """Raise Unparsable when an #if group of the function was neither
+        read by _pp_group() nor lies, every directive of it, inside one
+        statement read quiet or in a branch the configuration removes:
+        an #if between `if (...)` and its body, or `} else {` under
+        #ifdef, whose sides would be read one after the other."""
+        pp, stack = self.f.pp, []
+        for h, (pos, kind) in enumerate(pp):
+            if kind == "if":
+                stack.append((h, pos))
+            elif kind == "endif" and stack:
+                g, first = stack.pop()
+                if g in self.pp_taken:
+                    continue
+                if any(a < first and pos <= b for a, b in self.pp_quiet) or \
+                        any(a <= first and pos <= b for a, b in self.pp_skipped):
+                    continue
+                line = self.f.toks[min(first, len(self.f.toks) - 1)][1]
+                raise Unparsable(f"an #if group the pass cannot place (line {line})")
 
     def _cond_releases(self, end):
         """(kinds released on every return that may be non-zero, kinds
@@ -1391,8 +1511,30 @@ class Scan:
     def _block(self, toks, i, st):
         end = _match(toks, i)
         guards = []
-        j, term = i + 1, False
+        st, term = self._stmts(toks, i + 1, end, st, guards, False)
+        for kinds in guards:
+            st.release(kinds)
+        return end + 1, st, term
+
+    def _stmts(self, toks, j, end, st, guards, term, dmin=0):
+        """The statements TOKS[J:END] of a block (GUARDS: its guard()s,
+        released at its end) read from ST: (state after, whether the last
+        one ends its path).  An #if group whose sides are whole statements
+        is read like an if/else whose condition is not known (_pp_group());
+        a statement that holds a conditional directive elsewhere (in an
+        expression, between an if and its body) is read with both sides,
+        but no release in it counts (self.quiet)."""
+        pp = self.f.pp if toks is self.f.toks else []
         while j < end:
+            if pp:
+                while dmin < len(pp) and pp[dmin][0] < j:
+                    dmin += 1
+                g = dmin
+                while g < len(pp) and pp[g][0] == j and pp[g][1] != "if":
+                    g += 1
+                if g < len(pp) and pp[g][0] == j:
+                    j, st, term, dmin = self._pp_group(toks, j, end, st, guards, term, g)
+                    continue
             if toks[j][0] in ("guard",) and j + 1 < end and toks[j + 1][0] == "(":
                 args, k = split_args(toks, j + 1)
                 gname = text_of(args[0]) if args else ""
@@ -1414,15 +1556,184 @@ class Scan:
                     and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
                 # after a return, goto, break or continue only the gotos reach here
                 st = self.labels[lab].copy()
+            elif j + 1 < end and toks[j + 1][0] == ":" and lab in self.unnamed and \
+                    lab not in self.labels:
+                # no goto or name of the function reaches it: a macro's
+                # goto does (CHECK(x) of `#define CHECK(c) if (c) goto out`),
+                # from a call it cannot tell
+                hid = self._hidden_jump()
+                if hid is not None:
+                    st = hid if term else st.copy().merge(hid)
             if term and lab in ("case", "default"):
                 # after a break or return only the switch reaches a case
                 sw = self._switch_entry()
                 if sw is not None:
                     st = sw.copy()
-            j, st, term = self._stmt(toks, j, end, st)
-        for kinds in guards:
-            st.release(kinds)
-        return end + 1, st, term
+            inner = bool(pp) and self._pp_inside(toks, j, end, pp, dmin)
+            self.quiet += inner
+            j0 = j
+            try:
+                j, st, term = self._stmt(toks, j, end, st)
+            finally:
+                self.quiet -= inner
+            if inner:
+                self.pp_quiet.append((j0, j))
+                # a return or goto on one side ends the path on that
+                # build only: `if (x) return 1;\n#ifdef A\n else return 0;`
+                term = False
+        return st, term
+
+    def _snapshot(self):
+        """What reading a part of the body records, to undo it."""
+        return (len(self.sites), len(self.calls), len(self.returns),
+                len(self.all_returns), len(self.excluded),
+                self.any_return.copy() if self.any_return else None,
+                {k: v.copy() for k, v in self.labels.items()}, set(self.aliases),
+                self.returns_lock,
+                [{k: (v.copy() if isinstance(v, State) else v) for k, v in fr.items()}
+                 for fr in self.loops])
+
+    def _restore(self, saved):
+        (n_sites, n_calls, n_rets, n_all, n_excl, self.any_return, self.labels,
+         self.aliases, self.returns_lock, frames) = saved
+        del self.sites[n_sites:], self.calls[n_calls:], self.returns[n_rets:]
+        del self.all_returns[n_all:], self.excluded[n_excl:]
+        for fr, old in zip(self.loops, frames):
+            fr.update(old)
+
+    def _hidden_jump(self):
+        """The merge of the states at every call of the function (the
+        first reading's and this one's so far), or None."""
+        res = None
+        for cst in self.first_calls + [c for _n, _l, c in self.calls]:
+            res = cst.copy() if res is None else res.merge(cst)
+        return res
+
+    def _pp_within(self, toks, i):
+        """Whether a conditional directive is inside the block at toks[i]
+        (not known for a copy of a part of the body: then yes)."""
+        if toks is not self.f.toks:
+            return True
+        end = _match(toks, i)
+        return any(i < p <= end for p, _d in self.f.pp)
+
+    @staticmethod
+    def _pp_inside(toks, j, end, pp, dmin):
+        """Whether a conditional directive of PP is inside the statement at
+        toks[j] other than in a block of it at parenthesis depth 0 (a body
+        its own _stmts() reads)."""
+        try:
+            k = _skip(toks, j, end)
+        except (Unparsable, IndexError):
+            k = end
+        inside = [p for p, _d in pp[dmin:] if j < p < k]
+        if not inside:
+            return False
+        covered, depth, x = [], 0, j
+        while x < k:
+            t = toks[x][0]
+            if t in ("(", "["):
+                depth += 1
+            elif t in (")", "]"):
+                depth -= 1
+            elif t == "{" and depth == 0:
+                m = _match(toks, x)
+                covered.append((x, m))
+                x = m
+            x += 1
+        return any(not any(a < p <= b for a, b in covered) for p in inside)
+
+    def _pp_group(self, toks, j, end, st, guards, term, g):
+        """The #if group whose `#if` (self.f.pp[G]) is before toks[j]:
+        (index after it, state, ends its path, index in pp after it).
+        Sides that are whole statements are alternatives: each read from
+        the entry state (no #else: an empty side), merged after.  Else the
+        statements it spans are read with both sides and no release in
+        them counts (the safe side)."""
+        pp = self.f.pp
+        self.pp_taken.add(g)
+        sides, depth, e = [(j, g + 1)], 0, None
+        for h in range(g + 1, len(pp)):
+            pos, kind = pp[h]
+            if kind == "if":
+                depth += 1
+            elif kind == "endif":
+                if depth == 0:
+                    e = h
+                    break
+                depth -= 1
+            elif depth == 0:
+                sides.append((pos, h + 1))
+        if e is None or pp[e][0] > end:
+            # its #endif is after the block (`} else {` on a side): the
+            # block's reader would read the rest as code every build has
+            raise Unparsable(f"an #if group the pass cannot place (line {toks[j][1]})")
+        stop = pp[e][0]
+        bounds = [a for a, _d in sides[1:]] + [stop]
+        aligned = e is not None and stop <= end
+        for (a, _d), b in zip(sides, bounds):
+            k = a
+            try:
+                while aligned and k < b:
+                    k = _skip(toks, k, end)
+            except (Unparsable, IndexError):
+                aligned = False
+            aligned = aligned and k == b
+        if aligned:
+            outs = []
+            for (a, d), b in zip(sides, bounds):
+                outs.append(self._stmts(toks, a, b, st.copy(), guards, term, d))
+            if not any(pp[h - 1][1] == "else" for _a, h in sides[1:]):
+                outs.append((st.copy(), term))
+            live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
+            res = live[0]
+            for s in live[1:]:
+                res = res.merge(s)
+            return stop, res, not any(not tm for _s, tm in outs), e + 1
+        k = j
+        try:
+            while k < stop:
+                k = _skip(toks, k, end)
+        except (Unparsable, IndexError):
+            k = end
+        k = min(k, end)
+        if e is not None and stop <= k and e - g == len(sides) and \
+                not any(j <= p < k and h > e for h, (p, _d) in enumerate(pp)) and \
+                not any(t in ("guard", "scoped_guard") for t, _l in toks[j:k]):
+            # each side and what follows the #endif up to the end of the
+            # statement it cuts (`} else\n#endif\n\tlocal_irq_enable();`),
+            # read as a block of its own; only a group with no other
+            # directive between its #if and #endif (a copy has no pp: a
+            # nested group's sides would be read one after the other)
+            saved = self._snapshot()
+            line = toks[j][1]
+            alts = [toks[a:b] for (a, _d), b in zip(sides, bounds)]
+            if not any(pp[h - 1][1] == "else" for _a, h in sides[1:]):
+                alts.append([])
+            try:
+                outs = [self._block([("{", line)] + body + toks[stop:k] + [("}", line)], 0,
+                                    st.copy())[1:] for body in alts]
+            except (Unparsable, IndexError):
+                # read the safe way below: nothing a half-read copy recorded
+                self._restore(saved)
+            else:
+                live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
+                res = live[0]
+                for s in live[1:]:
+                    res = res.merge(s)
+                d = e + 1
+                while d < len(pp) and pp[d][0] < k:
+                    d += 1
+                return k, res, not any(not tm for _s, tm in outs), d
+        self.quiet += 1
+        try:
+            st, _term = self._stmts(toks, j, k, st, guards, term, g + 1)
+        finally:
+            self.quiet -= 1
+        d = g + 1
+        while d < len(pp) and pp[d][0] < k:
+            d += 1
+        return k, st, False, d
 
     def _stmt(self, toks, i, end, st):
         t = toks[i][0]
@@ -1444,9 +1755,12 @@ class Scan:
                 if known:
                     j, st, term = self._stmt(toks, c + 1, end, st)
                     if j < end and toks[j][0] == "else":
-                        j = _skip(toks, j + 1, end)
+                        k = _skip(toks, j + 1, end)
+                        self.pp_skipped.append((j + 1, k))
+                        j = k
                     return j, st, term
                 j = _skip(toks, c + 1, end)
+                self.pp_skipped.append((c + 1, j))
                 if j < end and toks[j][0] == "else":
                     return self._stmt(toks, j + 1, end, st)
                 return j, st, False
@@ -1469,9 +1783,11 @@ class Scan:
             # only: `if (likely(do_signal_stop(signr))) goto relock;`
             rel_then, rel_else = self._cond_effect(toks[i + 2:c], st)
             s_in, s_out = s_in.copy(), s_out.copy()
+            if self.quiet:
+                rel_then, rel_else = [], []
             s_in.release(rel_then)
             s_out.release(rel_else)
-            lockless = self._lockless(toks[i + 2:c])
+            lockless = not self.quiet and self._lockless(toks[i + 2:c])
             if lockless:
                 # need_seqretry() is true on a lockless pass only: the
                 # seqlock's lock is not held in its then branch
@@ -1659,7 +1975,7 @@ class Scan:
         in, the state the loop ends in).  `while (f(...))`: the body runs
         on f's non-zero returns, the loop ends on its zero ones."""
         self._expr(cond, 0, len(cond), st)
-        rel_in, rel_out = self._cond_effect(cond, st)
+        rel_in, rel_out = self._cond_effect(cond, st) if not self.quiet else ([], [])
         s_in, s_out = st.copy(), st.copy()
         s_in.release(rel_in)
         s_out.release(rel_out)
@@ -1687,7 +2003,8 @@ class Scan:
                 # each case starts from here; without a default, the
                 # switch may run no case at all
                 frame["entry"] = s.copy()
-                if not _has_default(toks, i):
+                if not _has_default(toks, i) or self._pp_within(toks, i):
+                    # (a default under an #if may not be built)
                     exits.append(s.copy())
             if cond is not None and not post:
                 s, s_out = self._test(cond, s)
@@ -1833,6 +2150,10 @@ class Scan:
         j = i
         while j < end:
             t = toks[j][0]
+            if t in self.label_names and not (j and toks[j - 1][0] == "goto") and \
+                    not (j + 1 < len(toks) and toks[j + 1][0] == ":"):
+                # `unsafe_get_user(x, p, Efault)`, `asm goto(... : efault)`
+                self.labels[t] = self.labels.get(t, State()).merge(st.copy())
             if t == "{":
                 # statement expression, a macro's `do { ... } while (0)` or
                 # an initializer: it runs, and what follows sees its end
@@ -1846,12 +2167,24 @@ class Scan:
                         st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
                 continue
+            if t in _UNEVALUATED and j + 1 < end and toks[j + 1][0] == "(":
+                # sizeof(({ spin_unlock(l); 0; })) runs nothing
+                j = _match(toks, j + 1) + 1
+                continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
                     and t not in _KEYWORDS:
                 args, close = split_args(toks, j + 1)
                 # arguments first (nested calls), then the call
-                self._expr(toks, j + 2, close, st)
+                self._parts(toks, j + 2, close, st)
                 self._call(t, args, toks[j][1], st)
+                j = close + 1
+                continue
+            if t in ("(", "["):
+                # a parenthesised expression, a cast's operand, an index, a
+                # call through a pointer: its ?:, && and || are read as
+                # such (`(c ? (spin_unlock(l), 1) : 0)` in a macro)
+                close = _match(toks, j)
+                self._parts(toks, j + 1, close, st)
                 j = close + 1
                 continue
             if t == "=" and j > i and re.match(r"^\w+$", toks[j - 1][0]):
@@ -1865,6 +2198,27 @@ class Scan:
                 if rhs and self._binds(rhs):
                     self.aliases.add(toks[j - 1][0])
             j += 1
+
+    def _parts(self, toks, i, end, st):
+        """TOKS[I:END] split at its commas outside brackets (arguments, or
+        a comma expression), each read by _expr() in turn.  A comma
+        between a `?` and its `:` is the middle operand's (`c ? a, b : 0`
+        is `c ? (a, b) : 0`)."""
+        depth, a, q = 0, i, 0
+        for j in range(i, end):
+            t = toks[j][0]
+            if t in ("(", "[", "{"):
+                depth += 1
+            elif t in (")", "]", "}"):
+                depth -= 1
+            elif t == "?" and depth == 0:
+                q += 1
+            elif t == ":" and depth == 0 and q:
+                q -= 1
+            elif t == "," and depth == 0 and not q:
+                self._expr(toks, a, j, st)
+                a = j + 1
+        self._expr(toks, a, end, st)
 
     def _check_target_args(self, args, name, line, st, variant=""):
         for a in args:
@@ -1894,6 +2248,42 @@ class Scan:
         return name in self.noreturn or (self.f.path, name) in self.noreturn
 
     def _call(self, name, args, line, st):
+        gotos = self._macro_gotos.get(name)
+        if gotos is None:
+            # a macro of the file read whose body jumps to a label of the
+            # function: `#define CHECK(c) do { if (c) goto out; } while (0)`
+            gotos = self._macro_gotos[name] = sorted({
+                d.toks[k + 1][0] for d in self.defs(name) if d.macro
+                for k in range(len(d.toks) - 1)
+                if d.toks[k][0] == "goto" and d.toks[k + 1][0] in self.label_names})
+        for lab in gotos:
+            self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
+        self._call2(name, args, line, st)
+        for lab in gotos:
+            # and after what the macro takes (`spin_lock(l); if (c) goto out;`)
+            self.labels[lab].merge(st.copy())
+
+    def _call2(self, name, args, line, st):
+        if not self.quiet:
+            self._call1(name, args, line, st)
+            return
+        # inside an #if group read with both sides: what it takes counts,
+        # what it drops does not
+        before = st.copy()
+        self._call1(name, args, line, st)
+        for d in ("held", "must"):
+            now, was = getattr(st, d), getattr(before, d)
+            for k, n in was.items():
+                if now.get(k, 0) < n:
+                    now[k] = n
+        for k, why in before.why.items():
+            st.why.setdefault(k, why)
+        for k, v in before.took.items():
+            st.took.setdefault(k, set()).update(v)
+        for e, x in before.excl.items():
+            st.excl.setdefault(e, x)
+
+    def _call1(self, name, args, line, st):
         self.calls.append((name, line, st.copy()))
         if self._is_noreturn(name):
             # what it holds when it stops (panic()'s preempt_disable())
@@ -2023,7 +2413,10 @@ class Scan:
                 if decl > 1 or depth != 1 or labels:
                     return False
                 continue
-            if re.match(r"^([-+*/%&|^]|<<|>>)?=$", nxt) and nxt != "==":
+            nxt2 = body[i + 2] if i + 2 < len(body) else ""
+            if nxt == "=" or (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
+                # `p = ...`, or a compound assignment: _TOKEN cuts `+=`
+                # into `+` and `=`
                 return False
             if prev in ("(", ",") and nxt in (",", ")") and \
                     self._may_assign(body, i):
@@ -2070,14 +2463,14 @@ class Scan:
                         (a == 0 or not re.match(r"^\w+$", body[a - 1])):
                     # `(p) = ...`: the parentheses around it
                     a, b = a - 1, b + 1
-                for a, b in ((k - 1, k + 1), (a, b)):
-                    # as written, and without the parentheses
-                    prev = body[a] if a >= 0 else ""
-                    nxt = body[b] if b < len(body) else ""
-                    nxt2 = body[b + 1] if b + 1 < len(body) else ""
-                    if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
-                            (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
-                        return True
+                # without the parentheses (as written, `(` and `)` around
+                # it match nothing below)
+                prev = body[a] if a >= 0 else ""
+                nxt = body[b] if b < len(body) else ""
+                nxt2 = body[b + 1] if b + 1 < len(body) else ""
+                if prev in ("++", "--", "&") or nxt in ("++", "--", "=") or \
+                        (nxt2 == "=" and re.match(r"^([-+*/%&|^]|<<|>>)$", nxt)):
+                    return True
                 if body[k - 1:k] == ["("] or body[k - 1:k] == [","]:
                     if body[k + 1:k + 2] in ([","], [")"]) and \
                             self._may_assign(body, k, depth + 1):
@@ -2314,7 +2707,7 @@ class Analysis:
         none reachable: every one read, or none when REACHABLE."""
         defs = self.by_name.get(name, [])
         cands = [d for d in defs if d.path == path]
-        if any(t in ("__weak", "weak") for d in cands for t, _l in d.head):
+        if any(d.weak for d in cands):
             # a __weak definition is the one called unless another
             # file's overrides it
             cands = []

@@ -1431,3 +1431,18 @@ def test_a_label_a_backward_goto_names_is_not_a_macros(tmp_path):
     assert r6(tmp_path, r6_sc("\tpreempt_disable();\n\tg(x);\n\tpreempt_enable();\nretry:\n"
                               "\tuse();\n\tif (x--)\n\t\tgoto retry;\n",
                               "static void g(int a) { }\n")) == "process"
+
+
+def test_a_relative_git_tree_path_is_found(tmp_path, monkeypatch):
+    """`scripts/lock-advisor --tree build/check/linux` from the top: the pass
+    ran `git -C PATH grep` with cwd=PATH, so a relative PATH was taken twice
+    and the class came out unknown ("cannot change to 'build/check/linux'")."""
+    import subprocess
+    from pvrt import lockscan
+    tree = tmp_path / "sub" / "linux"
+    tree.mkdir(parents=True)
+    (tree / "a.c").write_text("void f(void) { spin_lock(&g_lock); }\n")
+    subprocess.run(["git", "init", "-q", str(tree)], check=True)
+    subprocess.run(["git", "-C", str(tree), "add", "a.c"], check=True)
+    monkeypatch.chdir(tmp_path)
+    assert lockscan.Tree("sub/linux").grep(["g_lock"]) == ["a.c"]

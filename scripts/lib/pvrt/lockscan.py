@@ -423,7 +423,8 @@ class Tree:
     """A kernel tree: a directory, or a git repository and revision."""
 
     def __init__(self, path, rev=None):
-        self.path, self.rev = path, rev
+        # absolute: grep runs with the tree as its working directory
+        self.path, self.rev = os.path.abspath(path), rev
         self._text = {}
         if rev is None and not os.path.isdir(path):
             raise SourceError(f"{path} is no kernel tree")

@@ -1446,3 +1446,19 @@ def test_a_relative_git_tree_path_is_found(tmp_path, monkeypatch):
     subprocess.run(["git", "-C", str(tree), "add", "a.c"], check=True)
     monkeypatch.chdir(tmp_path)
     assert lockscan.Tree("sub/linux").grep(["g_lock"]) == ["a.c"]
+
+
+def test_a_spliced_groups_removed_branch_exempts_no_other_group(tmp_path):
+    """Review of advisor-fix8, blocker 2: a branch the configuration removes
+    inside a spliced group's copy was recorded with the copy's own token
+    indices, and _check_pp() took them as the function's: an unrelated
+    #if between `if (x)` and its body was exempted and read one side after
+    the other (the release under #else counted on every build: process)."""
+    long = " ".join(f"x -= {n};" for n in range(2, 60))
+    body = ("\tspin_lock(&g_lock);\n" + "\tx++; x++; x++; x++; x++; x++; x++; x++; x++; x++;\n" * 2
+            + "\tif (x)\n#ifdef CONFIG_FOO\n\t\tx++;\n#else\n\t\tspin_unlock(&g_lock);\n#endif\n"
+            "\tuse();\n\tspin_unlock(&g_lock);\n"
+            "#ifdef CONFIG_RPS\n\tif (x > 5) {\n\t\tx++;\n\t} else\n#endif\n\t{\n"
+            "\t\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) x--; else { if (!IS_ENABLED(CONFIG_PREEMPT_RT))"
+            " x--; else { " + long + " } }\n\t}\n")
+    assert r6(tmp_path, r6_sc(body)) in ("unknown", "atomic")

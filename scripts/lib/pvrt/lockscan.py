@@ -1577,7 +1577,7 @@ class Scan:
                 j, st, term = self._stmt(toks, j, end, st)
             finally:
                 self.quiet -= inner
-            if inner:
+            if inner and toks is self.f.toks:
                 self.pp_quiet.append((j0, j))
                 # a return or goto on one side ends the path on that
                 # build only: `if (x) return 1;\n#ifdef A\n else return 0;`
@@ -1757,11 +1757,14 @@ class Scan:
                     j, st, term = self._stmt(toks, c + 1, end, st)
                     if j < end and toks[j][0] == "else":
                         k = _skip(toks, j + 1, end)
-                        self.pp_skipped.append((j + 1, k))
+                        if toks is self.f.toks:
+                            self.pp_skipped.append((j + 1, k))
                         j = k
                     return j, st, term
                 j = _skip(toks, c + 1, end)
-                self.pp_skipped.append((c + 1, j))
+                if toks is self.f.toks:
+                    # a splice's copy has indices of its own
+                    self.pp_skipped.append((c + 1, j))
                 if j < end and toks[j][0] == "else":
                     return self._stmt(toks, j + 1, end, st)
                 return j, st, False

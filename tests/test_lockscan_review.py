@@ -1462,3 +1462,23 @@ def test_a_spliced_groups_removed_branch_exempts_no_other_group(tmp_path):
             "\t\tif (IS_ENABLED(CONFIG_PREEMPT_RT)) x--; else { if (!IS_ENABLED(CONFIG_PREEMPT_RT))"
             " x--; else { " + long + " } }\n\t}\n")
     assert r6(tmp_path, r6_sc(body)) in ("unknown", "atomic")
+
+
+_R8_WRAP = ("static void my_lock(int x)\n{\n\tspin_lock(&g_lock);\n\tif (x)\n"
+            "#ifdef CONFIG_FOO\n\t\tx++;\n#else\n\t\tx--;\n#endif\n\tx++;\n}\n")
+
+
+@pytest.mark.parametrize("wrap,call,undo", [
+    (_R8_WRAP, "my_lock", "spin_unlock(&g_lock)"),
+    (_R8_WRAP.replace("my_lock", "my_irq").replace("spin_lock(&g_lock)", "local_irq_disable()"),
+     "my_irq", "local_irq_enable()"),
+    # a wrapper of the unparsable one
+    (_R8_WRAP + "static void outer(int x)\n{\n\tmy_lock(x);\n}\n", "outer",
+     "spin_unlock(&g_lock)"),
+])
+def test_an_unparsable_wrapper_leaves_its_callers_unknown(tmp_path, wrap, call, undo):
+    """Review of advisor-fix8, blocker 1: a function the pass cannot parse
+    (here an #if group it cannot place) had no effect on its callers, so a
+    wrapper that takes a lock or disables interrupts vanished and the
+    caller's site after it said process."""
+    assert r6(tmp_path, r6_sc(f"\t{call}(x);\n\tuse();\n\t{undo};\n", wrap)) in ("unknown", "atomic")

@@ -2622,6 +2622,13 @@ class Analysis:
         nothing (or a call that never returns, NR)."""
         if nr is not None or f.name in self.noreturn:
             return None
+        if sc.unparsable:
+            # its net effect is unknown: when it may take something (a
+            # lock API, or a function that has an acquiring effect), what
+            # its callers do after the call is unknown, not clean
+            if self._may_acquire(f):
+                return (["unsettled"], [], False, [], [], [], [])
+            return None
         held = {k for k, n in sc.end_state.held.items() if n > 0}
         dropped = {k for k, n in sc.end_state.held.items() if n < 0 and k != "self"}
         on_true, on_false = (set(x) | dropped for x in sc.cond_rel[:2])
@@ -2637,6 +2644,16 @@ class Analysis:
             return None
         return (sorted(k for k in held if k != "self"), sorted(dropped), "self" in held,
                 sorted(on_true), sorted(on_false), may_true, may_false)
+
+    def _may_acquire(self, f):
+        """Whether F's tokens name a lock API that acquires, or a function
+        whose effect acquires."""
+        acq = {k.rsplit(":", 2)[1] for k, e in self.effects.items() if e and e[0]}
+        for t, _line in f.toks:
+            e = api_effect(t)
+            if (e and e[0]) or t in acq:
+                return True
+        return False
 
     def _merge(self, defs):
         """The effect of a call that may be any of DEFS: (acquired,

@@ -1482,3 +1482,14 @@ def test_an_unparsable_wrapper_leaves_its_callers_unknown(tmp_path, wrap, call, 
     wrapper that takes a lock or disables interrupts vanished and the
     caller's site after it said process."""
     assert r6(tmp_path, r6_sc(f"\t{call}(x);\n\tuse();\n\t{undo};\n", wrap)) in ("unknown", "atomic")
+
+
+@pytest.mark.parametrize("stmt", [
+    "\tx = sizeof(char [({ spin_lock(&g_lock); x + 1; })]);\n",
+    "\ttypeof(char [({ spin_lock(&g_lock); x + 1; })]) buf;\n",
+])
+def test_a_variable_length_array_operand_runs(tmp_path, stmt):
+    """Review of advisor-fix8, item 4: the operand of a variable-length
+    array type is evaluated (C11 6.5.3.4); skipping sizeof/typeof operands
+    whole lost the acquisition in it (process)."""
+    assert r6(tmp_path, r6_sc(stmt + "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"

@@ -62,7 +62,7 @@ deliberately pessimistic:
   end of its block) makes the function unparsable.  A `(`...`)`
   group's ?:, && and || are read as such at any depth (a macro body
   `((c) ? spin_unlock(l), 1 : 0)`; a comma between ? and : is the middle
-  arm's).  sizeof/typeof operands do not run.  A label's name outside a
+  arm's).  In sizeof/typeof operands no release counts (a VLA's is run).  A label's name outside a
   goto (a macro's label argument, an asm goto list) is a jump to it, and
   so is a call of a macro of a file read whose body has `goto label`; a
   label no other token names gets the merge of every call's state.  get_signal()'s
@@ -2172,8 +2172,16 @@ class Scan:
                 j = k + 1
                 continue
             if t in _UNEVALUATED and j + 1 < end and toks[j + 1][0] == "(":
-                # sizeof(({ spin_unlock(l); 0; })) runs nothing
-                j = _match(toks, j + 1) + 1
+                # sizeof(({ spin_unlock(l); 0; })) runs nothing, but the
+                # operand of a variable-length array type is evaluated
+                # (C11 6.5.3.4): read it with no release counted
+                c = _match(toks, j + 1)
+                self.quiet += 1
+                try:
+                    self._parts(toks, j + 2, c, st)
+                finally:
+                    self.quiet -= 1
+                j = c + 1
                 continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
                     and t not in _KEYWORDS:

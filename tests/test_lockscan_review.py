@@ -1493,3 +1493,15 @@ def test_a_variable_length_array_operand_runs(tmp_path, stmt):
     array type is evaluated (C11 6.5.3.4); skipping sizeof/typeof operands
     whole lost the acquisition in it (process)."""
     assert r6(tmp_path, r6_sc(stmt + "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"
+
+
+@pytest.mark.parametrize("stmt", [
+    "\tx ? x > 1 ? (void)0 : local_irq_disable() : local_irq_enable();\n",
+    "\tfoo(x ? x > 1 ? 0 : (local_irq_disable(), 1) : (local_irq_enable(), 0));\n",
+])
+def test_a_conditional_nested_in_a_middle_arm_is_paired(tmp_path, stmt):
+    """Review of advisor-fix8, item 6: `x ? y ? A : B : C` paired the first
+    `?` with the first `:`, so B and C ran in sequence on one path and
+    C's local_irq_enable() undid B's disable (process)."""
+    assert r6(tmp_path, r6_sc(stmt + "\tuse();\n\tlocal_irq_enable();\n",
+                              "static void foo(int a) { }\n")) == "atomic"

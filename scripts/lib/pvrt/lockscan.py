@@ -2098,14 +2098,20 @@ class Scan:
             # right-hand side, which the split below cuts
             self._alias_whole(toks, i, end, min(([q] if q is not None else []) + ops[:1]))
         if q is not None:
-            depth, c = 0, None
+            # the `:` of this `?`: `c ? d ? A : B : C` nests in the middle arm
+            depth, c, nest = 0, None, 0
             for j in range(q + 1, end):
                 t = toks[j][0]
                 if t in ("(", "[", "{"):
                     depth += 1
                 elif t in (")", "]", "}"):
                     depth -= 1
+                elif depth == 0 and t == "?":
+                    nest += 1
                 elif depth == 0 and t == ":":
+                    if nest:
+                        nest -= 1
+                        continue
                     c = j
                     break
             if c is not None:

@@ -1505,3 +1505,15 @@ def test_a_conditional_nested_in_a_middle_arm_is_paired(tmp_path, stmt):
     C's local_irq_enable() undid B's disable (process)."""
     assert r6(tmp_path, r6_sc(stmt + "\tuse();\n\tlocal_irq_enable();\n",
                               "static void foo(int a) { }\n")) == "atomic"
+
+
+def test_a_failed_splice_leaves_no_loop_frame(tmp_path):
+    """Review of advisor-fix8, item 5: a spliced group's copy that failed
+    half-way left its loop frame on the stack, so the real loop's later
+    `break` carried its state into the stale frame and the loop's exit
+    missed the lock (process).  The #ifdef side is not valid C alone: it
+    only makes the copy fail."""
+    assert r6(tmp_path, r6_sc(
+        "\twhile (x) {\n#ifdef CONFIG_RPS\n\twhile (x) if (x) do\n#else\n\tx--;\n#endif\n"
+        "\tx--;\n\tif (x == 3) {\n\t\tspin_lock(&g_lock);\n\t\tbreak;\n\t}\n\t}\n"
+        "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"

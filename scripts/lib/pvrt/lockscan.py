@@ -1797,8 +1797,12 @@ class Scan:
                 # seqlock's lock is not held in its then branch
                 s_in.unheld(lockless)
             self.conds.append(cond)
-            j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
-            self.conds.pop()
+            try:
+                j, s_then, t_then = self._stmt(toks, c + 1, end, s_in.copy())
+            finally:
+                # an exception (a splice copy that does not parse) must not
+                # leave this frame for a later reading
+                self.conds.pop()
             if j < end and toks[j][0] == "else":
                 j, s_else, t_else = self._stmt(toks, j + 1, end, s_out.copy())
             else:
@@ -2017,8 +2021,10 @@ class Scan:
                 # a loop macro: its test may end it before any iteration
                 exits.append(s.copy())
             self.loops.append(frame)
-            j, back, _t = self._stmt(toks, i, end, s)
-            self.loops.pop()
+            try:
+                j, back, _t = self._stmt(toks, i, end, s)
+            finally:
+                self.loops.pop()
             if frame["continue"] is not None:
                 back = back.merge(frame["continue"])
             if frame["break"] is not None:

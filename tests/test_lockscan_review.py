@@ -1517,3 +1517,14 @@ def test_a_failed_splice_leaves_no_loop_frame(tmp_path):
         "\twhile (x) {\n#ifdef CONFIG_RPS\n\twhile (x) if (x) do\n#else\n\tx--;\n#endif\n"
         "\tx--;\n\tif (x == 3) {\n\t\tspin_lock(&g_lock);\n\t\tbreak;\n\t}\n\t}\n"
         "\tuse();\n\tspin_unlock(&g_lock);\n")) == "atomic"
+
+
+def test_a_label_a_macro_call_reaches_still_gets_the_hidden_jumps(tmp_path):
+    """Review of advisor-fix8, item 8: once a macro call the pass reads
+    (CHECK1()) named the label, the merge for jumps it cannot see was
+    skipped, so an object-like macro's goto (BAIL, with the lock held)
+    was lost at the label (process)."""
+    assert r6(tmp_path, r6_sc(
+        "\tCHECK1(x == 1);\n\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL;\n"
+        "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n",
+        "#define BAIL goto out\n#define CHECK1(c) do { if (c) goto out; } while (0)\n")) == "atomic"

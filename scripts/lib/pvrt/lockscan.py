@@ -1557,14 +1557,18 @@ class Scan:
                     and re.match(r"^[A-Za-z_]\w*$", lab) and lab not in _KEYWORDS:
                 # after a return, goto, break or continue only the gotos reach here
                 st = self.labels[lab].copy()
-            elif j + 1 < end and toks[j + 1][0] == ":" and lab in self.unnamed and \
-                    lab not in self.labels:
+                taken = True
+            else:
+                taken = False
+            if j + 1 < end and toks[j + 1][0] == ":" and lab in self.unnamed:
                 # no goto or name of the function reaches it: a macro's
                 # goto does (CHECK(x) of `#define CHECK(c) if (c) goto out`),
-                # from a call it cannot tell
+                # from a call it cannot tell; an object-like macro's
+                # (`#define BAIL goto out`) too, even when a macro call the
+                # pass reads jumps there as well
                 hid = self._hidden_jump()
                 if hid is not None:
-                    st = hid if term else st.copy().merge(hid)
+                    st = hid if term and not taken else st.copy().merge(hid)
             if term and lab in ("case", "default"):
                 # after a break or return only the switch reaches a case
                 sw = self._switch_entry()

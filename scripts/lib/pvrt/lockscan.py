@@ -1581,7 +1581,7 @@ class Scan:
                 j, st, term = self._stmt(toks, j, end, st)
             finally:
                 self.quiet -= inner
-            if inner and toks is self.f.toks:
+            if inner:
                 self.pp_quiet.append((j0, j))
                 # a return or goto on one side ends the path on that
                 # build only: `if (x) return 1;\n#ifdef A\n else return 0;`

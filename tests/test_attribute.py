@@ -950,3 +950,34 @@ def test_the_guest_stops_the_whole_load(tmp_path):
     assert [ln for ln in lines[2:] if ln.strip()] == [], out
     assert (tmp_path / "work").read_text() == "stress-set-memory\n"
     assert " 3 -> " not in (tmp_path / "work.fds").read_text()
+
+
+def test_base_defconfig_builds_from_it_and_refuses_another_base_s_thresholds(tmp_path,
+                                                                              monkeypatch):
+    """--base defconfig: the kernels of scripts/validate --base defconfig, and
+    a --from run of allnoconfig kernels gives them no threshold."""
+    monkeypatch.setenv("PVRT_TOP", os.path.join(os.path.dirname(__file__), ".."))
+    monkeypatch.setenv("PVRT_BUILD", str(tmp_path))
+    monkeypatch.setattr(attribute.tools, "require", lambda *a: None)
+    (tmp_path / "results.json").write_text(json.dumps([latency_run()]))
+    (tmp_path / "meta.json").write_text(json.dumps({"base_config": "allnoconfig",
+                                                    "kernel_config": None}))
+    with pytest.raises(PvrtError, match="built from allnoconfig, these from defconfig"):
+        attribute.main(["--base", "defconfig", "--from", str(tmp_path), "--variants",
+                        "project"])
+    seen = []
+
+    class Built(Exception):
+        pass
+
+    def apply_and_build(top, bdir, names, log, base_target=None):
+        seen.append((names, base_target))
+        raise Built
+    monkeypatch.setattr(attribute.experiment, "apply_and_build", apply_and_build)
+    (tmp_path / "meta.json").write_text(json.dumps({"base_config": "defconfig"}))
+    with pytest.raises(Built):
+        attribute.main(["--base", "defconfig", "--from", str(tmp_path), "--variants",
+                        "project"])
+    with pytest.raises(Built):
+        attribute.main(["--threshold", "50", "--variants", "project"])
+    assert seen == [(["project"], "x86_64_defconfig"), (["project"], None)]

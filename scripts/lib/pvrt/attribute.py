@@ -62,6 +62,7 @@ build/results/attrib-<time>/.
 
   scripts/attribute-latency --from build/report/<time>    project and stock-tuned, 60 s
   scripts/attribute-latency --variants project --seconds 20 --threshold 60 --cpus 1
+  scripts/attribute-latency --base defconfig --from DIR    the kernels of validate --base defconfig
   scripts/attribute-latency --variants stock-tuned --kernel-dir DIR --threshold 60
   scripts/attribute-latency --input build/results/attrib-<time>/project-stress-set-smp1.log \\
       --vmlinux build/out/project/vmlinux                  analyse a recorded boot again
@@ -1139,6 +1140,21 @@ def plot(results, path, top=10):
 
 # --- thresholds and boots --------------------------------------------------------------
 
+def from_base(results_dir, base):
+    """Refuse thresholds from a scripts/validate run whose kernels started
+    from another base than BASE (its meta.json's base_config; a run that
+    records none, or that built from --kernel-config, is taken as it is)."""
+    try:
+        with open(os.path.join(results_dir, "meta.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return
+    have = meta.get("base_config") if isinstance(meta, dict) else None
+    if have and not meta.get("kernel_config") and have != base:
+        raise PvrtError(f"--from {results_dir}: its kernels were built from {have}, these"
+                        f" from {base} (--base {have} measures the same kernels)")
+
+
 def threshold_from(results_dir, variant, load, cpus):
     """The p99.9 (us) of VARIANT's valid cyclictest runs under LOAD on CPUS
     CPUs in a saved scripts/validate results directory."""
@@ -1196,15 +1212,15 @@ DEBUG_INFO_FRAGMENT = ("# scripts/attribute-latency: file:line for the measured 
                        "CONFIG_DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT=y\n")
 
 
-def debug_info_twin(top, bdir, tree, name):
-    """Build VARIANT's twin with debug information (build/out/<name>-dbginfo);
-    its output directory."""
+def debug_info_twin(top, bdir, tree, name, base_target=None):
+    """Build VARIANT's twin with debug information (build/out/<name>-dbginfo,
+    -<BASE_TARGET> after it when built from one); its output directory."""
     frag = os.path.join(bdir, "out", "attrib-debug-info.config")
     os.makedirs(os.path.dirname(frag), exist_ok=True)
     with open(frag, "w", encoding="utf-8") as f:
         f.write(DEBUG_INFO_FRAGMENT)
-    var = build.twin(top, name, "dbginfo", add=[frag])
-    out = os.path.join(bdir, "out", var.name)
+    var = build.twin(top, name, "dbginfo", add=[frag], base_target=base_target)
+    out = os.path.join(bdir, "out", var.name + (f"-{base_target}" if base_target else ""))
     return build.build_variant(top, tree, var, out, log=log)
 
 
@@ -1291,6 +1307,10 @@ def main(argv=None):
                      help="stack threshold and reference in us (with --input: the"
                           " reference only)")
     ap.add_argument("--cpus", type=int, default=1, choices=(1, 2), help="-smp 1 or 2")
+    ap.add_argument("--base", choices=["allnoconfig", "defconfig"], default="allnoconfig",
+                    help="what the variants start from, as scripts/validate --base:"
+                         " allnoconfig (default) or x86_64_defconfig (with --from: the"
+                         " base its run measured)")
     ap.add_argument("--top", type=int, default=10, help="rows per variant (default 10)")
     ap.add_argument("--depth", type=int, default=2,
                     help="caller frames that name a section with its site (default 2)")
@@ -1324,6 +1344,8 @@ def main(argv=None):
             ap.error("--kernel-dir boots one kernel: give one variant (--variants NAME)")
         if args.debug_info:
             ap.error("--debug-info builds a twin of a variant's build: not with --kernel-dir")
+        if args.base != "allnoconfig":
+            ap.error("--kernel-dir boots the kernel in DIR as it is: not with --base")
         if not os.path.isfile(build.kernel_image(args.kernel_dir)):
             raise PvrtError(f"--kernel-dir {args.kernel_dir}: no arch/x86/boot/bzImage there")
     if args.input:
@@ -1352,6 +1374,9 @@ def run(args, top, bdir, names):
     """Build, boot and analyse each of NAMES: ({variant: result}, results dir)."""
     for n in names:
         build.Variant(n, top)           # refuses an unknown variant before any build
+    base_target = "x86_64_defconfig" if args.base == "defconfig" else None
+    if args.from_dir:
+        from_base(args.from_dir, args.base)
     thresholds = {n: args.threshold or threshold_from(args.from_dir, n, args.load, args.cpus)
                   for n in names}
     tools.require()
@@ -1362,7 +1387,8 @@ def run(args, top, bdir, names):
                             " (scripts/apply makes it)")
         outs = {names[0]: os.path.abspath(args.kernel_dir)}
     else:
-        tree, outs = experiment.apply_and_build(top, bdir, names, log)
+        tree, outs = experiment.apply_and_build(top, bdir, names, log,
+                                                base_target=base_target)
     experiment.build_rtla(tree, bdir)
     initramfs.ensure(top, bdir)
     results_dir = experiment.new_results_dir(bdir, "attrib-")
@@ -1370,7 +1396,8 @@ def run(args, top, bdir, names):
     notes = {}
     if args.debug_info:
         for n in names:
-            twin = debug_info_twin(top, bdir, tree, build.Variant(n, top).build_name)
+            twin = debug_info_twin(top, bdir, tree, build.Variant(n, top).build_name,
+                                   base_target)
             diff = same_text(outs[n], twin)
             if diff:
                 notes[n] = f"the debug-info twin's code differs ({diff}): no file:line"

@@ -43,8 +43,9 @@ def build_rtla(tree, bdir):
     return dest
 
 
-def apply_and_build(top, bdir, variants, log):
-    """Apply the series to build/linux and build each variant's kernel once.
+def apply_and_build(top, bdir, variants, log, base_target=None):
+    """Apply the series to build/linux and build each variant's kernel once;
+    BASE_TARGET (x86_64_defconfig) as scripts/validate --base gives it.
 
     Returns (tree, {variant: output directory}): what validate and the
     benchmarks start from.
@@ -54,7 +55,9 @@ def apply_and_build(top, bdir, variants, log):
     for v in variants:
         name = build.Variant(v, top).build_name
         if name not in built:
-            built[name] = build.build(top, tree, name, log=log)
+            built[name] = (build.build_variant(top, tree, build.Variant(
+                name, top, base_target=base_target), log=log) if base_target
+                           else build.build(top, tree, name, log=log))
         outs[v] = built[name]
     return tree, outs
 

@@ -43,10 +43,12 @@ check: setup
 # per-boot times: a 60 s icount boot takes 80-140 s of wall time on -smp 1
 # and twice that on -smp 2 (one host thread runs both vCPUs), two boots side
 # by side: each validate load 20 x 110 s + 20 x 220 s over 2 = 55 min (40-70),
-# both 110 min (80-140); attribution 8 boots of 60 s, one at a time, 15-40
-# min; throughput 4 x 5 runs (a run ~6 guest seconds) in 4 boots, about
-# 10-15 min; the advisor 2 min; builds: 4 defconfig kernels, about 15 min
-# each with a warm ccache, more from cold.  Total about 3-3.5 h plus builds.
+# both 110 min (80-140); attribution 8 boots of 60 s, one at a time (4 on
+# -smp 2), 20-40 min; throughput 4 boots of 5 runs (a run took 5.9 guest s
+# on the project kernel, its 1-run boot 4 min 53 s on the loaded machine),
+# two at a time, about 10 min; the advisor 2 min (its last measured run).
+# Total about 2.5-3.5 h, plus the builds of the four defconfig kernels
+# where build/out lacks them (not measured here).
 CONVERSION_KERNELS = stock,stock-tuned,rt,project
 CONVERSION_RUN = --variants $(CONVERSION_KERNELS) --base defconfig
 CONVERSION_OUT = $(or $(PVRT_BUILD),build)/conversions

@@ -117,6 +117,8 @@ def test_a_run_without_every_figure_is_refused(drop, why):
     ("fork 0 nan", "not positive"),
     ("fork 0 inf", "not positive"),
     ("fork 1 0.5", "run 1 where run 0 was due"),
+    ("write 0 1.00 inf", "no measurable time"),
+    ("write 0 nan 1.00", "no measurable time"),
 ])
 def test_malformed_figures_are_refused(line, why):
     with pytest.raises(PvrtError, match=why):
@@ -376,3 +378,9 @@ def test_fork_fault_refuses_bad_arguments(fork_fault, args):
     r = _ff(fork_fault, *args)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.startswith(("fork-fault: ",
                                                                          "usage: "))
+
+
+def test_a_run_more_than_asked_for_is_refused():
+    with pytest.raises(PvrtError, match=r"^runs beyond those asked for: hackbench \(2 of 1\)"
+                                        r", write \(2 of 1\).*faults \(2 of 1\)$"):
+        throughput.parse(SECTION, runs=1)

@@ -73,13 +73,16 @@ def parse(lines, runs=None):
             t0, t1 = (float(x) for x in rest)
         except ValueError:
             raise PvrtError(f"not two uptimes: {line!r}") from None
-        if not t1 > t0:
+        if not (t1 > t0 and math.isfinite(t1)):
             raise PvrtError(f"{name} took no measurable time (10 ms ticks): {line!r}")
         out[name].append(round(t1 - t0, 2) if name == "opens" else round(MB / (t1 - t0), 1))
     if runs is not None:
-        short = [f"{k} ({len(v)} of {runs})" for k, v in out.items() if len(v) != runs]
-        if short:
-            raise PvrtError("figures missing: " + ", ".join(short))
+        short = [f"{k} ({len(v)} of {runs})" for k, v in out.items() if len(v) < runs]
+        extra = [f"{k} ({len(v)} of {runs})" for k, v in out.items() if len(v) > runs]
+        if short or extra:
+            raise PvrtError("; ".join((["figures missing: " + ", ".join(short)] if short else [])
+                                      + (["runs beyond those asked for: " + ", ".join(extra)]
+                                         if extra else [])))
     return out
 
 

@@ -75,7 +75,7 @@ conversions: setup
 	set -o pipefail; scripts/throughput $(CONVERSION_RUN) --runs 5 \
 	    | tee $(CONVERSION_OUT)/4-throughput.txt || echo throughput >> $(CONVERSION_OUT)/failed
 	@if [ -s $(CONVERSION_OUT)/failed ]; then \
-	    echo "conversions: failed: $$(tr '\n' ' ' < $(CONVERSION_OUT)/failed)"; exit 1; fi
+	    echo "conversions: failed: $$(paste -sd ' ' $(CONVERSION_OUT)/failed)"; exit 1; fi
 	@echo "conversions: every step ran; outputs in $(CONVERSION_OUT)/"
 
 # GOOD=<commit> BAD=<commit>: the commit between them that made latency worse

@@ -45,8 +45,9 @@ check: setup
 # by side: each validate load 20 x 110 s + 20 x 220 s over 2 = 55 min (40-70),
 # both 110 min (80-140); attribution 8 boots of 60 s, one at a time (4 on
 # -smp 2), 20-40 min; throughput 4 boots of 5 runs (a run took 5.9 guest s
-# on the project kernel, its 1-run boot 4 min 53 s on the loaded machine),
-# two at a time, about 10 min; the advisor 2 min (its last measured run).
+# on the project kernel; its 1-run boot, 16 guest s, took 4 min 53 s and
+# 9 min 1 s of wall time on the loaded machine), two at a time, 10-20 min;
+# the advisor 2 min (its last measured run).
 # Total about 2.5-3.5 h, plus the builds of the four defconfig kernels
 # where build/out lacks them (not measured here).
 CONVERSION_KERNELS = stock,stock-tuned,rt,project

@@ -156,7 +156,7 @@ def price_table(rows):
     got, missing = prices(rows)
     names = [f"{a} vs {b}" for a, b in PRICE_PAIRS]
     head = f"{'figure':28} " + " ".join(f"{n:>26}" for n in names) + "  goal: <= half rt's"
-    lines = ["Throughput price (issue 21): " + " vs ".join(names)
+    lines = ["Throughput price (issue 21): " + " next to ".join(names)
              + ", project's at most half rt's on each figure", head, "-" * len(head)]
     for p in got:
         cells = []

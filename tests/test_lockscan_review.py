@@ -1528,3 +1528,29 @@ def test_a_label_a_macro_call_reaches_still_gets_the_hidden_jumps(tmp_path):
         "\tCHECK1(x == 1);\n\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL;\n"
         "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n",
         "#define BAIL goto out\n#define CHECK1(c) do { if (c) goto out; } while (0)\n")) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # a label after a return that only the hidden jump (BAIL, lock held)
+    # reaches: the dead path's state is not what it starts from
+    ("\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL;\n\tspin_unlock(&g_lock);\n"
+     "\treturn 0;\nout:\n\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define BAIL goto out\n"),
+    # a backward hidden jump: `again:` gets the states of the calls after
+    # it too (the first reading's), where the lock is held
+    ("again:\n\tuse();\n\tspin_lock(&g_lock);\n\tx++;\n\tif (x < 5)\n\t\tBAIL_AGAIN;\n"
+     "\tspin_unlock(&g_lock);\n",
+     "#define BAIL_AGAIN goto again\n"),
+    # a macro whose goto is before its release: the label gets the state
+    # before the call, not only the one after it (a plain goto names the
+    # label too, so the hidden jumps' merge does not cover it)
+    ("\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tCHECK_REL(x);\n"
+     "\treturn 0;\nout:\n\tuse();\n",
+     "#define CHECK_REL(c) do { if (c) goto out; spin_unlock(&g_lock); } while (0)\n"),
+], ids=["a08_after_return", "a09_backward", "a12_before_release"])
+def test_a_hidden_or_macro_goto_reaches_its_label_with_the_lock(tmp_path, body, pre):
+    """Review of advisor-fix8, item 7 (mutants a08, a09, a12): a label an
+    object-like macro's goto reaches after a return starts from the hidden
+    jumps' states; a backward one merges the later calls' states; a macro
+    call's goto before the macro's release carries the state before it."""
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"

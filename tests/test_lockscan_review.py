@@ -1554,3 +1554,74 @@ def test_a_hidden_or_macro_goto_reaches_its_label_with_the_lock(tmp_path, body, 
     jumps' states; a backward one merges the later calls' states; a macro
     call's goto before the macro's release carries the state before it."""
     assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # R2: a macro of the file takes the lock, jumps, releases: the label
+    # gets the state at the macro's own goto, the lock held
+    ("\tLOCKED_CHECK(x);\n\treturn 0;\nout:\n\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define LOCKED_CHECK(c) do { spin_lock(&g_lock); if (c) goto out; "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # R2d: the same with the label passed as the macro's argument
+    ("\tLOCKED_CHECK2(x, out);\n\treturn 0;\nout:\n\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define LOCKED_CHECK2(c, l) do { spin_lock(&g_lock); if (c) goto l; "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # the label argument passed on to a macro that jumps to it
+    ("\tif (x == 1)\n\t\tgoto out;\n\tLOCKED_CHECK3(x, out);\n\treturn 0;\nout:\n\tuse();\n",
+     "#define OUT_IF(c, l) do { if (c) goto l; } while (0)\n"
+     "#define LOCKED_CHECK3(c, l) do { spin_lock(&g_lock); OUT_IF(c, l); "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # a label built by token pasting
+    ("\tif (x == 1)\n\t\tgoto err_out;\n\tLOCKED_CHECK4(x, out);\n\treturn 0;\nerr_out:\n"
+     "\tuse();\n",
+     "#define LOCKED_CHECK4(c, l) do { spin_lock(&g_lock); if (c) goto err_##l; "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # an argument is read where the body has it, once: the state at the
+    # goto has one of the two preempt_disable()s undone, not both
+    ("\tif (x == 1)\n\t\tgoto out;\n\tpreempt_disable();\n\tpreempt_disable();\n"
+     "\tCHECK(x, (preempt_enable(), x > 2));\n\tpreempt_enable();\n\treturn 0;\nout:\n"
+     "\tuse();\n",
+     "#define CHECK(v, c) do { if (c) goto out; } while (0)\n"),
+], ids=["R2", "R2d", "label_arg_passed_on", "label_pasted", "argument_read_once"])
+def test_a_macros_goto_carries_what_the_macro_holds_there(tmp_path, body, pre):
+    """Review of advisor-fix8, item 3: a macro call's goto gave its label
+    only the states before and after the call, so a lock the macro takes
+    before its goto and drops after it was lost there (process)."""
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+_R2B = ("\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\t{JUMP};\n"
+        "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n")
+
+
+@pytest.mark.parametrize("jump,pre", [
+    # R2b: an object-like macro's goto
+    ("BAIL", "#define BAIL goto out\n"),
+    # R2c: a goto in a macro another macro calls
+    ("CHECK(x == 2)", "#define BAIL2() goto out\n#define CHECK(c) do { if (c) BAIL2(); } while (0)\n"),
+    # an object-like macro that uses a function-like one
+    ("BAIL3", "#define BAIL2() goto out\n#define BAIL3 BAIL2()\n"),
+    # a function-like macro that uses an object-like one
+    ("CHECK(x == 2)", "#define BAIL goto out\n#define CHECK(c) do { if (c) BAIL; } while (0)\n"),
+], ids=["R2b", "R2c", "object_uses_function_like", "function_like_uses_object"])
+def test_a_goto_of_an_object_like_or_nested_macro_reaches_its_label(tmp_path, jump, pre):
+    """Review of advisor-fix8, item 3: an object-like macro's goto (`#define
+    BAIL goto out`) and the goto of a macro a macro uses were not seen; the
+    label, named by a plain goto too, got only that goto's state (process)."""
+    assert r6(tmp_path, r6_sc(_R2B.replace("{JUMP}", jump), pre)) == "atomic"
+
+
+def test_an_object_like_macro_that_takes_the_lock_before_its_goto(tmp_path):
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto out;\n\tif (x == 2)\n\t\tLOCK_BAIL;\n\treturn 0;\nout:\n"
+        "\tuse();\n\treturn 0;\n",
+        "#define LOCK_BAIL do { spin_lock(&g_lock); goto out; } while (0)\n")) == "atomic"
+
+
+def test_a_macro_with_a_goto_the_pass_cannot_read_leaves_the_labels_unknown(tmp_path):
+    """A macro body that does not balance is not expanded: every label of
+    the caller gets the state at the call, unknown besides (not dropped)."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tBAD_CHECK(x)\n\t\tx++;\n"
+        "\tEND_CHECK\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n",
+        "#define BAD_CHECK(c) if (c) { goto out;\n#define END_CHECK }\n")) in ("unknown", "atomic")

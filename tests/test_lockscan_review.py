@@ -1625,3 +1625,24 @@ def test_a_macro_with_a_goto_the_pass_cannot_read_leaves_the_labels_unknown(tmp_
         "\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tBAD_CHECK(x)\n\t\tx++;\n"
         "\tEND_CHECK\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n",
         "#define BAD_CHECK(c) if (c) { goto out;\n#define END_CHECK }\n")) in ("unknown", "atomic")
+
+
+@pytest.mark.parametrize("stmt,verdict", [
+    # R4e: one association of a generic selection runs
+    ("\t_Generic(x, long: spin_unlock(&g_lock), default: (void)0);\n", "atomic"),
+    # R4f: one arm of __builtin_choose_expr() runs
+    ("\t__builtin_choose_expr(sizeof(x) == 8, spin_unlock(&g_lock), (void)0);\n", "atomic"),
+    ("\tfoo(__builtin_choose_expr(sizeof(x) == 8, (void)0, spin_unlock(&g_lock)));\n",
+     "atomic"),
+    # the controlling expression is not run
+    ("\tx = _Generic(({ spin_unlock(&g_lock); x; }), default: 1);\n", "atomic"),
+    # a release every association makes counts
+    ("\t_Generic(x, long: spin_unlock(&g_lock), default: spin_unlock(&g_lock));\n",
+     "process"),
+], ids=["R4e", "R4f", "choose_expr_second_arm", "generic_control", "generic_every_arm"])
+def test_one_association_of_a_selection_runs(tmp_path, stmt, verdict):
+    """Review of advisor-fix8, nit 9: `_Generic` associations and
+    `__builtin_choose_expr()` arms were read one after the other, so a
+    release in one counted on every build (process)."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n" + stmt + "\tuse();\n",
+                              "static void foo(int a) { }\n")) == verdict

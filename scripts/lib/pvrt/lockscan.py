@@ -62,7 +62,9 @@ deliberately pessimistic:
   end of its block) makes the function unparsable.  A `(`...`)`
   group's ?:, && and || are read as such at any depth (a macro body
   `((c) ? spin_unlock(l), 1 : 0)`; a comma between ? and : is the middle
-  arm's).  In sizeof/typeof operands no release counts (a VLA's is run).  A label's name outside a
+  arm's).  In sizeof/typeof operands no release counts (a VLA's is run),
+  nor in the first operand of _Generic or __builtin_choose_expr(), whose
+  associations (arms) are read as ?:'s arms.  A label's name outside a
   goto (a macro's label argument, an asm goto list) is a jump to it.  A
   macro of a file read (function-like or object-like) whose body has a
   goto, or uses such a macro at any depth, is expanded where it is used,
@@ -356,6 +358,9 @@ _UNEVALUATED = {"sizeof", "typeof", "__typeof__", "__typeof", "typeof_unqual",
                 "__typeof_unqual__", "_Alignof", "alignof", "__alignof__",
                 "_Static_assert", "static_assert", "__builtin_types_compatible_p",
                 "__builtin_offsetof", "offsetof"}
+# a selection: one association (one arm) of what follows its first operand
+# runs, and its first operand does not
+_SELECTION = {"_Generic", "__builtin_choose_expr"}
 # Where a function is called in process context, by the contract of the
 # registration call (argument index) or of the operation it is stored as.
 PROCESS_REG = {"INIT_WORK": 1, "INIT_DELAYED_WORK": 1, "DECLARE_WORK": 1,
@@ -1350,6 +1355,28 @@ def _call_site(toks, i):
     return None, idx
 
 
+def _segments(toks, i, end):
+    """The (start, end) of each part of TOKS[I:END] between its commas
+    outside brackets.  A comma between a `?` and its `:` is the middle
+    operand's (`c ? a, b : 0` is `c ? (a, b) : 0`)."""
+    out, depth, a, q = [], 0, i, 0
+    for j in range(i, end):
+        t = toks[j][0]
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+        elif t == "?" and depth == 0:
+            q += 1
+        elif t == ":" and depth == 0 and q:
+            q -= 1
+        elif t == "," and depth == 0 and not q:
+            out.append((a, j))
+            a = j + 1
+    out.append((a, end))
+    return out
+
+
 def _expand(d, args, line):
     """The tokens of the macro D's body at LINE, its parameters replaced by
     the token lists ARGS (None: an object-like macro), `#param` by a string
@@ -2267,6 +2294,11 @@ class Scan:
                     self.quiet -= 1
                 j = c + 1
                 continue
+            if t in _SELECTION and j + 1 < end and toks[j + 1][0] == "(":
+                close = _match(toks, j + 1)
+                self._select(toks, j + 2, close, st, t == "_Generic")
+                j = close + 1
+                continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
                     and t not in _KEYWORDS:
                 args, close = split_args(toks, j + 1)
@@ -2304,24 +2336,39 @@ class Scan:
 
     def _parts(self, toks, i, end, st):
         """TOKS[I:END] split at its commas outside brackets (arguments, or
-        a comma expression), each read by _expr() in turn.  A comma
-        between a `?` and its `:` is the middle operand's (`c ? a, b : 0`
-        is `c ? (a, b) : 0`)."""
-        depth, a, q = 0, i, 0
-        for j in range(i, end):
-            t = toks[j][0]
-            if t in ("(", "[", "{"):
-                depth += 1
-            elif t in (")", "]", "}"):
-                depth -= 1
-            elif t == "?" and depth == 0:
-                q += 1
-            elif t == ":" and depth == 0 and q:
-                q -= 1
-            elif t == "," and depth == 0 and not q:
-                self._expr(toks, a, j, st)
-                a = j + 1
-        self._expr(toks, a, end, st)
+        a comma expression), each read by _expr() in turn."""
+        for a, b in _segments(toks, i, end):
+            self._expr(toks, a, b, st)
+
+    def _select(self, toks, i, end, st, generic):
+        """The operands TOKS[I:END] of `_Generic(c, T: a, default: b)`
+        (GENERIC) or `__builtin_choose_expr(c, a, b)`: the first is not
+        run (read with no release counted, as sizeof's), and one of the
+        others runs: each is read from ST, merged (as ?:'s arms)."""
+        segs = _segments(toks, i, end)
+        self.quiet += 1
+        try:
+            self._expr(toks, segs[0][0], segs[0][1], st)
+        finally:
+            self.quiet -= 1
+        outs = []
+        for a, b in segs[1:]:
+            if generic:
+                # the type name before the association's `:`
+                k, depth = a, 0
+                while k < b and not (depth == 0 and toks[k][0] == ":"):
+                    depth += toks[k][0] in ("(", "[", "{")
+                    depth -= toks[k][0] in (")", "]", "}")
+                    k += 1
+                a = k + 1 if k < b else a
+            s = st.copy()
+            self._expr(toks, a, b, s)
+            outs.append(s)
+        if outs:
+            res = outs[0]
+            for s in outs[1:]:
+                res = res.merge(s)
+            self._assign(st, res)
 
     def _check_target_args(self, args, name, line, st, variant=""):
         for a in args:

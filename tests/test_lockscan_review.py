@@ -1582,7 +1582,13 @@ def test_a_hidden_or_macro_goto_reaches_its_label_with_the_lock(tmp_path, body, 
      "\tCHECK(x, (preempt_enable(), x > 2));\n\tpreempt_enable();\n\treturn 0;\nout:\n"
      "\tuse();\n",
      "#define CHECK(v, c) do { if (c) goto out; } while (0)\n"),
-], ids=["R2", "R2d", "label_arg_passed_on", "label_pasted", "argument_read_once"])
+    # the same call twice, the second with the lock held: a body read once
+    # from a state is not read again from it, but from another one it is
+    ("\tif (x == 1)\n\t\tgoto out;\n\tCHECK(x, x);\n\tspin_lock(&g_lock);\n\tCHECK(x, x);\n"
+     "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n",
+     "#define CHECK(v, c) do { if (c) goto out; } while (0)\n"),
+], ids=["R2", "R2d", "label_arg_passed_on", "label_pasted", "argument_read_once",
+        "same_call_twice"])
 def test_a_macros_goto_carries_what_the_macro_holds_there(tmp_path, body, pre):
     """Review of advisor-fix8, item 3: a macro call's goto gave its label
     only the states before and after the call, so a lock the macro takes

@@ -1466,8 +1466,8 @@ class Scan:
         # the macros of the files read whose body, or a macro it uses,
         # has a goto: {(name, object-like): [Func]} (_jump_defs()); the
         # names being expanded; the names the bodies expanded hold
-        self._jumps = {}
-        self._expanding = []
+        self._jumps, self._obj_jumps = {}, {}
+        self._expanding, self._expanded_from = [], set()
         self.expanded = set()
         # the enclosing loops and switches: what their breaks and
         # continues carry
@@ -1811,7 +1811,9 @@ class Scan:
                                     st.copy())[1:] for body in alts]
             except (Unparsable, IndexError):
                 # read the safe way below: nothing a half-read copy recorded
+                # (what a macro's expansion there gave the labels included)
                 self._restore(saved)
+                self._expanded_from = set()
             else:
                 live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
                 res = live[0]
@@ -2278,10 +2280,16 @@ class Scan:
                         st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
                 continue
-            if re.match(r"^[A-Za-z_]\w*$", t) and t not in _KEYWORDS and \
-                    self._jump_defs(t, True):
+            jumps = self._obj_jumps.get(t)
+            if jumps is None:
+                # (a plain lookup first: this runs for every token)
+                jumps = self._jump_defs(t, True) if (t[0].isalpha() or t[0] == "_") and \
+                    t not in _KEYWORDS else []
+                if t not in self._expanding:
+                    self._obj_jumps[t] = jumps
+            if jumps and t not in self._expanding:
                 # `#define BAIL goto out`: what its goto carries
-                self._macro_jumps(t, self._jump_defs(t, True), None, toks[j][1], st)
+                self._macro_jumps(t, jumps, None, toks[j][1], st)
             if t in _UNEVALUATED and j + 1 < end and toks[j + 1][0] == "(":
                 # sizeof(({ spin_unlock(l); 0; })) runs nothing, but the
                 # operand of a variable-length array type is evaluated
@@ -2302,7 +2310,9 @@ class Scan:
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
                     and t not in _KEYWORDS:
                 args, close = split_args(toks, j + 1)
-                jumps = self._jump_defs(t, False)
+                jumps = self._jumps.get((t, False))
+                if jumps is None or t in self._expanding:
+                    jumps = self._jump_defs(t, False)
                 if jumps:
                     # a macro of a file read whose body jumps to a label of
                     # the function: `#define CHECK(c) do { if (c) goto out;
@@ -2436,11 +2446,21 @@ class Scan:
         name once), and all it recorded but the labels undone (what the
         call does to ST is its effect's, _call1()).  A body the pass cannot
         read gives every label of the function the unknown state."""
+        # a body read from the same state with the same arguments gives
+        # its labels nothing new (a macro in a loop, nested macros)
+        key = (name, self.quiet > 0, None if args is None else tuple(text_of(a) for a in args),
+               tuple(sorted(st.held.items())), tuple(sorted(st.must.items())),
+               tuple(sorted((e, tuple(sorted(x.held.items()))) for e, x in st.excl.items())))
+        if key in self._expanded_from:
+            return
+        self._expanded_from.add(key)
+        # a macro expanded in another's body: the outer one undoes it all
+        outer = not self._expanding
         self._expanding.append(name)
         try:
             for d in defs:
                 self.expanded.update(t for t, _l in d.toks)
-                saved = self._snapshot()
+                saved = self._snapshot() if outer else None
                 try:
                     if d.unparsable:
                         raise Unparsable(d.unparsable)
@@ -2448,16 +2468,19 @@ class Scan:
                     self._block([("{", line)] + body + [(";", line), ("}", line)], 0,
                                 st.copy())
                 except (Unparsable, IndexError):
-                    self._restore(saved)
+                    if outer:
+                        self._restore(saved)
+                        self._expanded_from = set()
                     bad = st.copy()
                     bad.acquire(["unsettled"], f"a goto in {name} (line {line}), a macro"
                                 " the pass cannot read")
                     for lab in self.label_names:
                         self.labels[lab] = self.labels.get(lab, State()).merge(bad.copy())
                 else:
-                    labels = self.labels
-                    self._restore(saved)
-                    self.labels = labels
+                    if outer:
+                        labels = self.labels
+                        self._restore(saved)
+                        self.labels = labels
         finally:
             self._expanding.pop()
 

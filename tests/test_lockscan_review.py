@@ -1528,3 +1528,127 @@ def test_a_label_a_macro_call_reaches_still_gets_the_hidden_jumps(tmp_path):
         "\tCHECK1(x == 1);\n\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL;\n"
         "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n",
         "#define BAIL goto out\n#define CHECK1(c) do { if (c) goto out; } while (0)\n")) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # a label after a return that only the hidden jump (BAIL, lock held)
+    # reaches: the dead path's state is not what it starts from
+    ("\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL;\n\tspin_unlock(&g_lock);\n"
+     "\treturn 0;\nout:\n\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define BAIL goto out\n"),
+    # a backward hidden jump: `again:` gets the states of the calls after
+    # it too (the first reading's), where the lock is held
+    ("again:\n\tuse();\n\tspin_lock(&g_lock);\n\tx++;\n\tif (x < 5)\n\t\tBAIL_AGAIN;\n"
+     "\tspin_unlock(&g_lock);\n",
+     "#define BAIL_AGAIN goto again\n"),
+    # a macro whose goto is before its release: the label gets the state
+    # before the call, not only the one after it (a plain goto names the
+    # label too, so the hidden jumps' merge does not cover it)
+    ("\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tCHECK_REL(x);\n"
+     "\treturn 0;\nout:\n\tuse();\n",
+     "#define CHECK_REL(c) do { if (c) goto out; spin_unlock(&g_lock); } while (0)\n"),
+], ids=["a08_after_return", "a09_backward", "a12_before_release"])
+def test_a_hidden_or_macro_goto_reaches_its_label_with_the_lock(tmp_path, body, pre):
+    """Review of advisor-fix8, item 7 (mutants a08, a09, a12): a label an
+    object-like macro's goto reaches after a return starts from the hidden
+    jumps' states; a backward one merges the later calls' states; a macro
+    call's goto before the macro's release carries the state before it."""
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # R2: a macro of the file takes the lock, jumps, releases: the label
+    # gets the state at the macro's own goto, the lock held
+    ("\tLOCKED_CHECK(x);\n\treturn 0;\nout:\n\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define LOCKED_CHECK(c) do { spin_lock(&g_lock); if (c) goto out; "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # R2d: the same with the label passed as the macro's argument
+    ("\tLOCKED_CHECK2(x, out);\n\treturn 0;\nout:\n\tuse();\n\tspin_unlock(&g_lock);\n",
+     "#define LOCKED_CHECK2(c, l) do { spin_lock(&g_lock); if (c) goto l; "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # the label argument passed on to a macro that jumps to it
+    ("\tif (x == 1)\n\t\tgoto out;\n\tLOCKED_CHECK3(x, out);\n\treturn 0;\nout:\n\tuse();\n",
+     "#define OUT_IF(c, l) do { if (c) goto l; } while (0)\n"
+     "#define LOCKED_CHECK3(c, l) do { spin_lock(&g_lock); OUT_IF(c, l); "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # a label built by token pasting
+    ("\tif (x == 1)\n\t\tgoto err_out;\n\tLOCKED_CHECK4(x, out);\n\treturn 0;\nerr_out:\n"
+     "\tuse();\n",
+     "#define LOCKED_CHECK4(c, l) do { spin_lock(&g_lock); if (c) goto err_##l; "
+     "spin_unlock(&g_lock); } while (0)\n"),
+    # an argument is read where the body has it, once: the state at the
+    # goto has one of the two preempt_disable()s undone, not both
+    ("\tif (x == 1)\n\t\tgoto out;\n\tpreempt_disable();\n\tpreempt_disable();\n"
+     "\tCHECK(x, (preempt_enable(), x > 2));\n\tpreempt_enable();\n\treturn 0;\nout:\n"
+     "\tuse();\n",
+     "#define CHECK(v, c) do { if (c) goto out; } while (0)\n"),
+    # the same call twice, the second with the lock held: a body read once
+    # from a state is not read again from it, but from another one it is
+    ("\tif (x == 1)\n\t\tgoto out;\n\tCHECK(x, x);\n\tspin_lock(&g_lock);\n\tCHECK(x, x);\n"
+     "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n",
+     "#define CHECK(v, c) do { if (c) goto out; } while (0)\n"),
+], ids=["R2", "R2d", "label_arg_passed_on", "label_pasted", "argument_read_once",
+        "same_call_twice"])
+def test_a_macros_goto_carries_what_the_macro_holds_there(tmp_path, body, pre):
+    """Review of advisor-fix8, item 3: a macro call's goto gave its label
+    only the states before and after the call, so a lock the macro takes
+    before its goto and drops after it was lost there (process)."""
+    assert r6(tmp_path, r6_sc(body, pre)) == "atomic"
+
+
+_R2B = ("\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\t{JUMP};\n"
+        "\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n")
+
+
+@pytest.mark.parametrize("jump,pre", [
+    # R2b: an object-like macro's goto
+    ("BAIL", "#define BAIL goto out\n"),
+    # R2c: a goto in a macro another macro calls
+    ("CHECK(x == 2)", "#define BAIL2() goto out\n#define CHECK(c) do { if (c) BAIL2(); } while (0)\n"),
+    # an object-like macro that uses a function-like one
+    ("BAIL3", "#define BAIL2() goto out\n#define BAIL3 BAIL2()\n"),
+    # a function-like macro that uses an object-like one
+    ("CHECK(x == 2)", "#define BAIL goto out\n#define CHECK(c) do { if (c) BAIL; } while (0)\n"),
+], ids=["R2b", "R2c", "object_uses_function_like", "function_like_uses_object"])
+def test_a_goto_of_an_object_like_or_nested_macro_reaches_its_label(tmp_path, jump, pre):
+    """Review of advisor-fix8, item 3: an object-like macro's goto (`#define
+    BAIL goto out`) and the goto of a macro a macro uses were not seen; the
+    label, named by a plain goto too, got only that goto's state (process)."""
+    assert r6(tmp_path, r6_sc(_R2B.replace("{JUMP}", jump), pre)) == "atomic"
+
+
+def test_an_object_like_macro_that_takes_the_lock_before_its_goto(tmp_path):
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto out;\n\tif (x == 2)\n\t\tLOCK_BAIL;\n\treturn 0;\nout:\n"
+        "\tuse();\n\treturn 0;\n",
+        "#define LOCK_BAIL do { spin_lock(&g_lock); goto out; } while (0)\n")) == "atomic"
+
+
+def test_a_macro_with_a_goto_the_pass_cannot_read_leaves_the_labels_unknown(tmp_path):
+    """A macro body that does not balance is not expanded: every label of
+    the caller gets the state at the call, unknown besides (not dropped)."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto out;\n\tspin_lock(&g_lock);\n\tBAD_CHECK(x)\n\t\tx++;\n"
+        "\tEND_CHECK\n\tspin_unlock(&g_lock);\n\treturn 0;\nout:\n\tuse();\n\treturn 0;\n",
+        "#define BAD_CHECK(c) if (c) { goto out;\n#define END_CHECK }\n")) in ("unknown", "atomic")
+
+
+@pytest.mark.parametrize("stmt,verdict", [
+    # R4e: one association of a generic selection runs
+    ("\t_Generic(x, long: spin_unlock(&g_lock), default: (void)0);\n", "atomic"),
+    # R4f: one arm of __builtin_choose_expr() runs
+    ("\t__builtin_choose_expr(sizeof(x) == 8, spin_unlock(&g_lock), (void)0);\n", "atomic"),
+    ("\tfoo(__builtin_choose_expr(sizeof(x) == 8, (void)0, spin_unlock(&g_lock)));\n",
+     "atomic"),
+    # the controlling expression is not run
+    ("\tx = _Generic(({ spin_unlock(&g_lock); x; }), default: 1);\n", "atomic"),
+    # a release every association makes counts
+    ("\t_Generic(x, long: spin_unlock(&g_lock), default: spin_unlock(&g_lock));\n",
+     "process"),
+], ids=["R4e", "R4f", "choose_expr_second_arm", "generic_control", "generic_every_arm"])
+def test_one_association_of_a_selection_runs(tmp_path, stmt, verdict):
+    """Review of advisor-fix8, nit 9: `_Generic` associations and
+    `__builtin_choose_expr()` arms were read one after the other, so a
+    release in one counted on every build (process)."""
+    assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n" + stmt + "\tuse();\n",
+                              "static void foo(int a) { }\n")) == verdict

@@ -62,10 +62,15 @@ deliberately pessimistic:
   end of its block) makes the function unparsable.  A `(`...`)`
   group's ?:, && and || are read as such at any depth (a macro body
   `((c) ? spin_unlock(l), 1 : 0)`; a comma between ? and : is the middle
-  arm's).  In sizeof/typeof operands no release counts (a VLA's is run).  A label's name outside a
-  goto (a macro's label argument, an asm goto list) is a jump to it, and
-  so is a call of a macro of a file read whose body has `goto label`; a
-  label no other token names gets the merge of every call's state.  get_signal()'s
+  arm's).  In sizeof/typeof operands no release counts (a VLA's is run),
+  nor in the first operand of _Generic or __builtin_choose_expr(), whose
+  associations (arms) are read as ?:'s arms.  A label's name outside a
+  goto (a macro's label argument, an asm goto list) is a jump to it.  A
+  macro of a file read (function-like or object-like) whose body has a
+  goto, or uses such a macro at any depth, is expanded where it is used,
+  for its gotos only: its body with the arguments in place, read from the
+  state before them, carries each goto's state to its label.  A label no
+  other token names gets the merge of every call's state.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
@@ -353,6 +358,9 @@ _UNEVALUATED = {"sizeof", "typeof", "__typeof__", "__typeof", "typeof_unqual",
                 "__typeof_unqual__", "_Alignof", "alignof", "__alignof__",
                 "_Static_assert", "static_assert", "__builtin_types_compatible_p",
                 "__builtin_offsetof", "offsetof"}
+# a selection: one association (one arm) of what follows its first operand
+# runs, and its first operand does not
+_SELECTION = {"_Generic", "__builtin_choose_expr"}
 # Where a function is called in process context, by the contract of the
 # registration call (argument index) or of the operation it is stored as.
 PROCESS_REG = {"INIT_WORK": 1, "INIT_DELAYED_WORK": 1, "DECLARE_WORK": 1,
@@ -531,11 +539,12 @@ def _blank(m):
 _DIRECTIVE = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 
 
-def tokenize(text, directives=None):
+def tokenize(text, directives=None, objlike=None):
     """[(token, line)] of C source, comments and strings removed; #define
     bodies are returned separately as {name: (params, tokens, line)}.
     DIRECTIVES, a list, receives (index of the next token, "if" / "elif" /
-    "else" / "endif") for each conditional directive, in order."""
+    "else" / "endif") for each conditional directive, in order; OBJLIKE, a
+    dict, the object-like macros with a body: {name: [(tokens, line)]}."""
     # join continuation lines first (a comment in a #define must not take
     # its backslash with it); the joined lines stay as empty lines so that
     # line numbers do not move
@@ -565,6 +574,11 @@ def tokenize(text, directives=None):
                 body = [(t, no) for t in _TOKEN.findall(m.group(3))]
                 macros.setdefault(m.group(1), []).append(
                     ([p.strip() for p in m.group(2).split(",")], body, no))
+            elif objlike is not None:
+                m = re.match(r"\s*#\s*define\s+(\w+)(?![\w(])(.*)$", full)
+                body = [(t, no) for t in _TOKEN.findall(m.group(2))] if m else []
+                if body:
+                    objlike.setdefault(m.group(1), []).append((body, no))
             m = _DIRECTIVE.match(full)
             if m and directives is not None:
                 kind = m.group(1)
@@ -622,13 +636,14 @@ _WEAK = ("__weak", "weak", "__weak__")
 
 class Func:
     def __init__(self, name, path, static, toks, line, macro=False, params=(), init=None,
-                 unparsable=None, head=(), pp=()):
+                 unparsable=None, head=(), pp=(), objlike=False):
         self.name, self.path, self.static, self.toks = name, path, static, toks
         # the conditional directives in the body: (index of the token after
         # it in TOKS, "if" / "elif" / "else" / "endif"), in order
         self.pp = list(pp)
         self.head = list(head)   # the tokens of the definition before its body
         self.line, self.macro, self.params = line, macro, list(params)
+        self.objlike = objlike  # an object-like macro (`#define BAIL goto out`)
         self.init = init       # the struct type of a top-level initializer
         self.unparsable = unparsable   # why it cannot be read, or None
         # __weak, __attribute__((weak)) / ((__weak__)), on the definition
@@ -639,10 +654,11 @@ class Func:
         return f"{self.path}:{self.name}:{self.line}"
 
 
-def functions(path, text):
-    """The function definitions (and function-like macros) of one file."""
-    directives = []
-    toks, macros = tokenize(text, directives)
+def functions(path, text, objlike=None):
+    """The function definitions (and function-like macros) of one file;
+    OBJLIKE, a list, receives its object-like macros (Func.objlike)."""
+    directives, objs = [], {} if objlike is not None else None
+    toks, macros = tokenize(text, directives, objs)
     out = []
     bad = balance_error(toks)
     if bad:
@@ -703,6 +719,12 @@ def functions(path, text):
             out.append(Func(name, path, True, body, line, macro=True, params=params,
                             unparsable=f"macro {name}() ({path}:{line}): {bad}"
                             if bad else None))
+    for name, defs in (objs or {}).items():
+        for body, line in defs:
+            bad = balance_error(body)
+            objlike.append(Func(name, path, True, body, line, macro=True, objlike=True,
+                                unparsable=f"macro {name} ({path}:{line}): {bad}"
+                                if bad else None))
     return out
 
 
@@ -1333,15 +1355,79 @@ def _call_site(toks, i):
     return None, idx
 
 
+def _segments(toks, i, end):
+    """The (start, end) of each part of TOKS[I:END] between its commas
+    outside brackets.  A comma between a `?` and its `:` is the middle
+    operand's (`c ? a, b : 0` is `c ? (a, b) : 0`)."""
+    out, depth, a, q = [], 0, i, 0
+    for j in range(i, end):
+        t = toks[j][0]
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+        elif t == "?" and depth == 0:
+            q += 1
+        elif t == ":" and depth == 0 and q:
+            q -= 1
+        elif t == "," and depth == 0 and not q:
+            out.append((a, j))
+            a = j + 1
+    out.append((a, end))
+    return out
+
+
+def _expand(d, args, line):
+    """The tokens of the macro D's body at LINE, its parameters replaced by
+    the token lists ARGS (None: an object-like macro), `#param` by a string
+    and `a ## b` pasted (`, ## __VA_ARGS__` drops the comma when empty)."""
+    sub = {}
+    if args is not None:
+        params = [p for p in d.params if p]
+        for n, p in enumerate(params):
+            if p.endswith("..."):
+                rest = []
+                for a in args[n:]:
+                    rest += ([(",", line)] if rest else []) + a
+                sub[p[:-3].strip() or "__VA_ARGS__"] = [t for t, _l in rest]
+                break
+            sub[p] = [t for t, _l in args[n]] if n < len(args) else []
+    body = [t for t, _l in d.toks]
+    out, k = [], 0
+    while k < len(body):
+        t = body[k]
+        if t == "#" and body[k + 1:k + 2] == ["#"]:
+            k += 2
+            nxt = sub.get(body[k], [body[k]]) if k < len(body) else []
+            if not nxt and out and out[-1] == ",":
+                out.pop()
+            elif nxt and out:
+                out[-1] += nxt[0]
+                out += nxt[1:]
+            else:
+                out += nxt
+            k += 1
+            continue
+        if t == "#" and k + 1 < len(body) and body[k + 1] in sub:
+            out += ['"', '"']
+            k += 2
+            continue
+        out += sub.get(t, [t])
+        k += 1
+    return [(t, line) for t in out]
+
+
 class Scan:
     """One pass over one function: sites of the target, calls of tracked
     functions with the state there, and the function's net effect."""
 
     def __init__(self, func, target, wrappers, tracked, noreturn=None, effect=None,
-                 acq_groups=None, config=None, defs=None):
+                 acq_groups=None, config=None, defs=None, objdefs=None):
         self.f, self.target, self.wrappers, self.tracked = func, target, wrappers, tracked
-        # the definitions read of a name (Analysis.by_name)
+        # the definitions read of a name (Analysis.by_name), and its
+        # object-like macros read (Analysis.objlike)
         self.defs = defs or (lambda name: [])
+        self.objdefs = objdefs or (lambda name: [])
         self.config = PROJECT_CONFIG if config is None else config
         # what a call NAME from this function does: (acquired, released,
         # takes the target, released when it returns non-zero, released
@@ -1377,7 +1463,12 @@ class Scan:
         self.pp_taken, self.pp_quiet, self.pp_skipped = set(), [], []
         # the states of the first reading's calls (_hidden_jump())
         self.first_calls = []
-        self._macro_gotos = {}
+        # the macros of the files read whose body, or a macro it uses,
+        # has a goto: {(name, object-like): [Func]} (_jump_defs()); the
+        # names being expanded; the names the bodies expanded hold
+        self._jumps, self._obj_jumps = {}, {}
+        self._expanding, self._expanded_from = [], set()
+        self.expanded = set()
         # the enclosing loops and switches: what their breaks and
         # continues carry
         self.loops = []
@@ -1720,7 +1811,9 @@ class Scan:
                                     st.copy())[1:] for body in alts]
             except (Unparsable, IndexError):
                 # read the safe way below: nothing a half-read copy recorded
+                # (what a macro's expansion there gave the labels included)
                 self._restore(saved)
+                self._expanded_from = set()
             else:
                 live = [s for s, tm in outs if not tm] or [s for s, _tm in outs]
                 res = live[0]
@@ -2187,6 +2280,16 @@ class Scan:
                         st2.held, st2.must, st2.why, st2.excl, st2.took
                 j = k + 1
                 continue
+            jumps = self._obj_jumps.get(t)
+            if jumps is None:
+                # (a plain lookup first: this runs for every token)
+                jumps = self._jump_defs(t, True) if (t[0].isalpha() or t[0] == "_") and \
+                    t not in _KEYWORDS else []
+                if t not in self._expanding:
+                    self._obj_jumps[t] = jumps
+            if jumps and t not in self._expanding:
+                # `#define BAIL goto out`: what its goto carries
+                self._macro_jumps(t, jumps, None, toks[j][1], st)
             if t in _UNEVALUATED and j + 1 < end and toks[j + 1][0] == "(":
                 # sizeof(({ spin_unlock(l); 0; })) runs nothing, but the
                 # operand of a variable-length array type is evaluated
@@ -2199,9 +2302,23 @@ class Scan:
                     self.quiet -= 1
                 j = c + 1
                 continue
+            if t in _SELECTION and j + 1 < end and toks[j + 1][0] == "(":
+                close = _match(toks, j + 1)
+                self._select(toks, j + 2, close, st, t == "_Generic")
+                j = close + 1
+                continue
             if re.match(r"^[A-Za-z_]\w*$", t) and j + 1 < end and toks[j + 1][0] == "(" \
                     and t not in _KEYWORDS:
                 args, close = split_args(toks, j + 1)
+                jumps = self._jumps.get((t, False))
+                if jumps is None or t in self._expanding:
+                    jumps = self._jump_defs(t, False)
+                if jumps:
+                    # a macro of a file read whose body jumps to a label of
+                    # the function: `#define CHECK(c) do { if (c) goto out;
+                    # } while (0)`; its body reads the arguments where it
+                    # has them
+                    self._macro_jumps(t, jumps, args, toks[j][1], st)
                 # arguments first (nested calls), then the call
                 self._parts(toks, j + 2, close, st)
                 self._call(t, args, toks[j][1], st)
@@ -2229,24 +2346,39 @@ class Scan:
 
     def _parts(self, toks, i, end, st):
         """TOKS[I:END] split at its commas outside brackets (arguments, or
-        a comma expression), each read by _expr() in turn.  A comma
-        between a `?` and its `:` is the middle operand's (`c ? a, b : 0`
-        is `c ? (a, b) : 0`)."""
-        depth, a, q = 0, i, 0
-        for j in range(i, end):
-            t = toks[j][0]
-            if t in ("(", "[", "{"):
-                depth += 1
-            elif t in (")", "]", "}"):
-                depth -= 1
-            elif t == "?" and depth == 0:
-                q += 1
-            elif t == ":" and depth == 0 and q:
-                q -= 1
-            elif t == "," and depth == 0 and not q:
-                self._expr(toks, a, j, st)
-                a = j + 1
-        self._expr(toks, a, end, st)
+        a comma expression), each read by _expr() in turn."""
+        for a, b in _segments(toks, i, end):
+            self._expr(toks, a, b, st)
+
+    def _select(self, toks, i, end, st, generic):
+        """The operands TOKS[I:END] of `_Generic(c, T: a, default: b)`
+        (GENERIC) or `__builtin_choose_expr(c, a, b)`: the first is not
+        run (read with no release counted, as sizeof's), and one of the
+        others runs: each is read from ST, merged (as ?:'s arms)."""
+        segs = _segments(toks, i, end)
+        self.quiet += 1
+        try:
+            self._expr(toks, segs[0][0], segs[0][1], st)
+        finally:
+            self.quiet -= 1
+        outs = []
+        for a, b in segs[1:]:
+            if generic:
+                # the type name before the association's `:`
+                k, depth = a, 0
+                while k < b and not (depth == 0 and toks[k][0] == ":"):
+                    depth += toks[k][0] in ("(", "[", "{")
+                    depth -= toks[k][0] in (")", "]", "}")
+                    k += 1
+                a = k + 1 if k < b else a
+            s = st.copy()
+            self._expr(toks, a, b, s)
+            outs.append(s)
+        if outs:
+            res = outs[0]
+            for s in outs[1:]:
+                res = res.merge(s)
+            self._assign(st, res)
 
     def _check_target_args(self, args, name, line, st, variant=""):
         for a in args:
@@ -2275,23 +2407,84 @@ class Scan:
     def _is_noreturn(self, name):
         return name in self.noreturn or (self.f.path, name) in self.noreturn
 
-    def _call(self, name, args, line, st):
-        gotos = self._macro_gotos.get(name)
-        if gotos is None:
-            # a macro of the file read whose body jumps to a label of the
-            # function: `#define CHECK(c) do { if (c) goto out; } while (0)`
-            gotos = self._macro_gotos[name] = sorted({
-                d.toks[k + 1][0] for d in self.defs(name) if d.macro
-                for k in range(len(d.toks) - 1)
-                if d.toks[k][0] == "goto" and d.toks[k + 1][0] in self.label_names})
-        for lab in gotos:
-            self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
-        self._call2(name, args, line, st)
-        for lab in gotos:
-            # and after what the macro takes (`spin_lock(l); if (c) goto out;`)
-            self.labels[lab].merge(st.copy())
+    def _jump_defs(self, name, obj, seen=None):
+        """The definitions of the macro NAME (object-like when OBJ) of the
+        files read whose body has a goto, or names a macro whose body has
+        one, at any depth; [] for none (a function, a macro of a file not
+        read, a name being expanded)."""
+        key = (name, obj)
+        if self.f.macro or (seen is None and name in self._expanding):
+            return []
+        if seen is None and key in self._jumps:
+            return self._jumps[key]
+        top, seen = seen is None, seen if seen is not None else set()
+        if key in seen:
+            return []
+        seen.add(key)
+        res = []
+        for d in (self.objdefs(name) if obj else self.defs(name)):
+            if not d.macro or d.objlike != obj:
+                continue
+            toks = d.toks
+            for k, (t, _l) in enumerate(toks):
+                if t == "goto" or (
+                        t != name and t not in _KEYWORDS and re.match(r"^[A-Za-z_]\w*$", t) and
+                        (self._jump_defs(t, True, seen) or
+                         (k + 1 < len(toks) and toks[k + 1][0] == "(" and
+                          self._jump_defs(t, False, seen)))):
+                    res.append(d)
+                    break
+        if top:
+            self._jumps[key] = res
+        return res
 
-    def _call2(self, name, args, line, st):
+    def _macro_jumps(self, name, defs, args, line, st):
+        """What the gotos of the macro NAME's DEFS (_jump_defs()), called
+        with ARGS (None: object-like) on LINE from ST, carry to their
+        labels: each body, its parameters replaced by the arguments, read
+        as a statement from ST, the macros it uses expanded in turn (a
+        name once), and all it recorded but the labels undone (what the
+        call does to ST is its effect's, _call1()).  A body the pass cannot
+        read gives every label of the function the unknown state."""
+        # a body read from the same state with the same arguments gives
+        # its labels nothing new (a macro in a loop, nested macros)
+        key = (name, self.quiet > 0, None if args is None else tuple(text_of(a) for a in args),
+               tuple(sorted(st.held.items())), tuple(sorted(st.must.items())),
+               tuple(sorted((e, tuple(sorted(x.held.items()))) for e, x in st.excl.items())))
+        if key in self._expanded_from:
+            return
+        self._expanded_from.add(key)
+        # a macro expanded in another's body: the outer one undoes it all
+        outer = not self._expanding
+        self._expanding.append(name)
+        try:
+            for d in defs:
+                self.expanded.update(t for t, _l in d.toks)
+                saved = self._snapshot() if outer else None
+                try:
+                    if d.unparsable:
+                        raise Unparsable(d.unparsable)
+                    body = _expand(d, args, line)
+                    self._block([("{", line)] + body + [(";", line), ("}", line)], 0,
+                                st.copy())
+                except (Unparsable, IndexError):
+                    if outer:
+                        self._restore(saved)
+                        self._expanded_from = set()
+                    bad = st.copy()
+                    bad.acquire(["unsettled"], f"a goto in {name} (line {line}), a macro"
+                                " the pass cannot read")
+                    for lab in self.label_names:
+                        self.labels[lab] = self.labels.get(lab, State()).merge(bad.copy())
+                else:
+                    if outer:
+                        labels = self.labels
+                        self._restore(saved)
+                        self.labels = labels
+        finally:
+            self._expanding.pop()
+
+    def _call(self, name, args, line, st):
         if not self.quiet:
             self._call1(name, args, line, st)
             return
@@ -2560,6 +2753,7 @@ class Analysis:
         self.max_depth, self.max_funcs = max_depth, max_funcs
         self.funcs = {}            # path -> [Func]
         self.by_name = {}          # name -> [Func]
+        self.objlike = {}          # name -> [Func]: object-like macros (Func.objlike)
         self.wrappers = {}         # name -> (acquired kinds, released kinds, takes target)
         self.effects = {}          # definition key -> its own effect (_own_effect())
         self._effect_memo = {}     # (name, caller path) -> effect_of()
@@ -2581,7 +2775,10 @@ class Analysis:
         self.tree.prefetch(new)
         added = []
         for p in new:
-            fs = functions(p, self.tree.read(p))
+            objs = []
+            fs = functions(p, self.tree.read(p), objs)
+            for o in objs:
+                self.objlike.setdefault(o.name, []).append(o)
             self.funcs[p] = fs
             self.files_read += 1
             for f in fs:
@@ -2633,11 +2830,16 @@ class Analysis:
                     changed.add(n)
             if not changed:
                 break
-            # scanned again: only the functions that name one of them
+            # scanned again: only the functions that name one of them, or
+            # expand a macro whose body does (_macro_jumps())
             for n in changed:
                 for g in self.uses.get(n, []):
                     if g.key() in keys:
                         self._scans.pop(g.key(), None)
+            for f in fs:
+                sc = self._scans.get(f.key())
+                if sc is not None and not changed.isdisjoint(sc.expanded):
+                    self._scans.pop(f.key(), None)
 
     def _own_effect(self, f, sc, nr):
         """What a call of definition F does to its caller's state, from its
@@ -2747,10 +2949,11 @@ class Analysis:
         self._effect_memo[key] = w
         return w
 
-    def _candidates(self, name, path, reachable=False):
-        """The definitions of NAME a call from PATH can reach (effect_of());
-        none reachable: every one read, or none when REACHABLE."""
-        defs = self.by_name.get(name, [])
+    def _candidates(self, name, path, reachable=False, table=None):
+        """The definitions of NAME (in TABLE, by default by_name) a call from
+        PATH can reach (effect_of()); none reachable: every one read, or
+        none when REACHABLE."""
+        defs = (self.by_name if table is None else table).get(name, [])
         cands = [d for d in defs if d.path == path]
         if any(d.weak for d in cands):
             # a __weak definition is the one called unless another
@@ -2786,7 +2989,9 @@ class Analysis:
                 f, self.t, self.wrappers, None, self.noreturn,
                 lambda n, p=f.path: self.effect_of(n, p),
                 lambda n, k, p=f.path: self.acq_groups(n, p, k), self.config,
-                lambda n, p=f.path: self._candidates(n, p, reachable=True)).run()
+                lambda n, p=f.path: self._candidates(n, p, reachable=True),
+                lambda n, p=f.path: self._candidates(n, p, reachable=True,
+                                                     table=self.objlike)).run()
         return sc
 
     def sites(self):

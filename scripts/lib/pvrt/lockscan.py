@@ -67,9 +67,11 @@ deliberately pessimistic:
   associations (arms) are read as ?:'s arms.  A label's name outside a
   goto (a macro's label argument, an asm goto list) is a jump to it.  A
   macro of a file read (function-like or object-like) whose body has a
-  goto, or uses such a macro at any depth, is expanded where it is used,
-  for its gotos only: its body with the arguments in place, read from the
-  state before them, carries each goto's state to its label.  A label no
+  goto, or calls such a macro by its name at any depth, is expanded where
+  it is used, for its gotos only: its body with the arguments in place,
+  read from the state before them, carries each goto's state to its
+  label.  Not expanded (unsafe): a goto in the arguments of a macro whose
+  body has none, a goto macro passed by name, an object-like alias of one.  A label no
   other token names gets the merge of every call's state.  get_signal()'s
   `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
   `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is

@@ -139,9 +139,10 @@ class Variant:
         return name + ("-base" if self.from_base else "")
 
 
-def out_dir(top, name, bdir=None):
-    """The build directory of the kernel variant NAME boots (its same-build's)."""
-    var = Variant(Variant(name, top).build_name, top)
+def out_dir(top, name, bdir=None, base_target=None):
+    """The build directory of the kernel variant NAME boots (its same-build's),
+    built from BASE_TARGET (scripts/validate --base defconfig) if given."""
+    var = Variant(Variant(name, top).build_name, top, base_target=base_target)
     return os.path.join(bdir or os.environ["PVRT_BUILD"], "out", var.out_name)
 
 

@@ -203,9 +203,7 @@ def boot_one(top, name, out, runs, results_dir):
 def out_dirs(top, bdir, names, base_target):
     """{variant: the build directory of its kernel} as scripts/validate
     --base names them (a same-build variant boots the other's)."""
-    return {n: os.path.join(bdir, "out", build.Variant(build.Variant(n, top).build_name, top,
-                                                       base_target=base_target).out_name)
-            for n in names}
+    return {n: build.out_dir(top, n, bdir, base_target) for n in names}
 
 
 def main(argv=None):

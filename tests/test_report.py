@@ -51,8 +51,8 @@ def test_headline_compares_with_stock_pcp0_when_it_ran():
                " CONFIG_PCP_BATCH_SCALE_MAX=0 (stock-pcp0)"]
     assert pcp[1].startswith("0.50 (project 400 / stock-pcp0 800 us")
     assert pcp[2:] == ("none: what the project gains beyond that option", "-")
-    assert len(head) == 3
-    assert len(report.headline([r for r in rows if r["variant"] != "stock-pcp0"])) == 2
+    assert len(head) == 4
+    assert len(report.headline([r for r in rows if r["variant"] != "stock-pcp0"])) == 3
 
 
 def test_stock_pcp0_row_without_valid_runs_is_not_enough():
@@ -415,3 +415,74 @@ def test_a_two_cpu_runs_windows_are_one_line_per_cpu():
     assert per == {0: [(1.0, 31), (2.0, 33), (3.0, 32)], 1: [(1.0, 40), (2.0, 45), (3.0, 44)]}
     assert all(xs == sorted(xs) for xs in ([t for t, _ in p] for p in per.values()))
     assert report.series_by_thread([[1.0, 5], [2.0, 7]]) == {0: [(1.0, 5), (2.0, 7)]}
+
+
+def _rig_rows(rt2, tuned2=3000, stock2=6000, proj2=600, rt1=30, runs=(1, 2, 3)):
+    """Three runs per kernel on smp1 and smp2: each run's maximum as given,
+    the bulk of its samples at 5 us."""
+    rows = []
+    for n in runs:
+        for rig, figures in (("smp1", (("stock-tuned", 4000), ("stock", 5000), ("rt", rt1),
+                                       ("project", 400))),
+                             ("smp2", (("stock-tuned", tuned2), ("stock", stock2), ("rt", rt2),
+                                       ("project", proj2)))):
+            for v, mx in figures:
+                if mx is None:
+                    continue
+                r = lat(v, n, {5: 99999, mx: 1}, mx)
+                r["rig"] = rig
+                rows.append(r)
+    return rows
+
+
+def test_a_rig_with_a_floor_of_its_own_judges_only_above_it():
+    """The -smp 2 icount rig of 20261125-022931: PREEMPT_RT's median maximum
+    1870 us there against 29 us on smp1, every kernel on the rig's floor.
+    Its ratios with PREEMPT_RT, and with a kernel below twice the floor, are
+    not judged (they read "met" before); a kernel far above it is."""
+    rows = _rig_rows(rt2=1870)
+    head = {h[0]: h for h in report.headline(rows)}
+    rt2 = head["max latency under stress-set (smp2): project / PREEMPT_RT"]
+    assert rt2[3] == ("not judged: PREEMPT_RT measures the smp2 rig's round-robin floor"
+                      " (PREEMPT_RT's median maximum 1870 us there, 30 us on smp1)")
+    tuned2 = head["max latency under stress-set (smp2): project / stock-tuned (stock PREEMPT"
+                  " with the project's configuration, none of its code)"]
+    assert tuned2[1].startswith("0.20 ") and tuned2[3].startswith(
+        "not judged: stock-tuned's median maximum 3000 us is below 2 x the smp2 rig's")
+    assert head["max latency under stress-set (smp2): project / stock PREEMPT"][3] == "met"
+    assert head["p99.99 latency under stress-set (smp2): project / PREEMPT_RT"][3].startswith(
+        "not judged: PREEMPT_RT measures")
+    # smp1 is judged as ever.
+    assert head["max latency under stress-set: project / PREEMPT_RT"][3].startswith("missed")
+    goals = {g["what"]: g for g in report.summary(rows, {"load": "stress-set"})["goals"]}
+    assert not goals["max latency under stress-set (smp2): project / PREEMPT_RT"]["judged"]
+    assert goals["max latency under stress-set (smp2): project / stock PREEMPT"]["judged"]
+    assert report.rig_lines(rows, "stress-set") == [
+        "- smp2: a floor of its own, PREEMPT_RT's median maximum 1870 us against 30 us on smp1"
+        " (QEMU's round-robin of the vCPUs): its goals against PREEMPT_RT, and against a kernel"
+        " below 2 x that floor, are not judged"]
+
+
+def test_a_rig_without_a_floor_is_judged_and_an_unmeasured_one_is_not():
+    """PREEMPT_RT within twice its smp1 figure: the smp2 goals are judged.
+    Without PREEMPT_RT's runs the floor is unknown: nothing on smp2 is."""
+    head = {h[0]: h for h in report.headline(_rig_rows(rt2=50, proj2=60))}
+    assert head["max latency under stress-set (smp2): project / PREEMPT_RT"][3] == "met"
+    assert report.rig_lines(_rig_rows(rt2=50), "stress-set")[0].startswith(
+        "- smp2: no floor of its own")
+    head = {h[0]: h for h in report.headline(_rig_rows(rt2=None, rt1=None))}
+    assert head["max latency under stress-set (smp2): project / stock PREEMPT"][3] == (
+        "not judged: the smp2 rig's own floor is unmeasured (it needs PREEMPT_RT runs on smp1"
+        " and smp2)")
+    assert head["max latency under stress-set: project / stock PREEMPT"][3] == "met"
+
+
+def test_headline_p9999_goal_against_preempt_rt():
+    """Issue 21's tail goal: p99.99 of the pooled histograms, project /
+    PREEMPT_RT <= 1.5."""
+    rows = [lat(v, n, {5: 9990, tail: 9, mx: 1}, mx) for n in (1, 2, 3)
+            for v, tail, mx in (("rt", 20, 30), ("project", 40, 400))]
+    head = {h[0]: h for h in report.headline(rows)}
+    tail = head["p99.99 latency under stress-set: project / PREEMPT_RT"]
+    assert tail[1] == "2.00 (project 40 / rt 20 us, pooled over 3 / 3 runs)"
+    assert tail[2:] == ("<= 1.5", "missed by 33%")

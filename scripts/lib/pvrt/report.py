@@ -27,6 +27,7 @@ from pvrt import bench_ikt, console
 # The goals of the validation issue, as (label, limit).
 GOAL_STOCK = 0.5        # max latency under the stress set: project / stock PREEMPT
 GOAL_RT = 1.5           # project / PREEMPT_RT
+GOAL_RT_TAIL = 1.5      # p99.99 under the load: project / PREEMPT_RT
 # Chained inversion, pv_mutex: high's excess wait over the critical section
 # in units of the bound's scheduling term, (wait - T_cs) / (2 T_sched) <= 1,
 # i.e. wait <= T_cs + 2 T_sched with no slack (eq. (1) of Heursch et al.).
@@ -179,15 +180,77 @@ def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
+# An -smp N icount rig's own delay.  QEMU runs the N vCPUs round-robin in one
+# host thread, and a vCPU's pending timer interrupt waits while the others
+# run their slice: the rig adds a latency no kernel can remove (README,
+# "--cpus").  PREEMPT_RT measured in the same run is the reference that
+# shows it: a rig on which PREEMPT_RT's median maximum is more than
+# RIG_FLOOR_FACTOR times its -smp 1 figure has a floor of its own, that
+# median maximum.  On such a rig a ratio is judged only against a kernel
+# whose median maximum is at least RIG_MARGIN times the floor (the project's
+# own figure includes the floor, so the ratio errs against the project);
+# the ratios with PREEMPT_RT itself, and with a kernel near the floor, are
+# not judged.
+RIG_FLOOR_FACTOR = 2
+RIG_MARGIN = 2
+NOT_JUDGED = "not judged"
+
+
+def rig_floor(rows, load, rig):
+    """The floor of set-up RIG under LOAD: None when it has none (smp1, or
+    PREEMPT_RT's median maximum there within RIG_FLOOR_FACTOR of smp1's),
+    else {"floor": us, "smp1": us} from the valid PREEMPT_RT runs, or
+    {"floor": None} when those runs are missing on RIG or on smp1."""
+    if rig == "smp1":
+        return None
+    here = pool(latency_rows(rows, load, rig)).get("rt")
+    one = pool(latency_rows(rows, load, "smp1")).get("rt")
+    if not here or not one:
+        return {"floor": None}
+    if here["median_max"] <= RIG_FLOOR_FACTOR * one["median_max"]:
+        return None
+    return {"floor": here["median_max"], "smp1": one["median_max"]}
+
+
+def _floor_verdict(rig, floor, pooled, ref, name):
+    """The verdict of a goal on a set-up with a floor of its own (rig_floor()),
+    or None when the goal can be judged there."""
+    if floor is None:
+        return None
+    if floor["floor"] is None:
+        return (f"{NOT_JUDGED}: the {rig} rig's own floor is unmeasured (it needs PREEMPT_RT"
+                f" runs on smp1 and {rig})")
+    why = (f"the {rig} rig's round-robin floor (PREEMPT_RT's median maximum"
+           f" {floor['floor']:.0f} us there, {floor['smp1']:.0f} us on smp1)")
+    other = pooled.get(ref)
+    if ref == "rt":
+        return f"{NOT_JUDGED}: {name} measures {why}"
+    if other and other["median_max"] < RIG_MARGIN * floor["floor"]:
+        return (f"{NOT_JUDGED}: {ref}'s median maximum {other['median_max']:.0f} us is below"
+                f" {RIG_MARGIN} x {why}")
+    return None
+
+
 def headline(rows, load="stress-set"):
     """[(what, measured, goal, verdict)] for the goals of the issue."""
     out = []
     for rig in rigs(rows, load):
         pooled = pool(latency_rows(rows, load, rig))
         made = collections.Counter(r["variant"] for r in runs_of(rows, load, rig))
+        floor = rig_floor(rows, load, rig)
         for ref, limit, name in LATENCY_REFS:
             if made["project"] and made[ref]:
-                out.append(_latency_goal(load, pooled, made, ref, limit, name, rig))
+                row = _latency_goal(load, pooled, made, ref, limit, name, rig)
+                gate = _floor_verdict(rig, floor, pooled, ref, name)
+                if gate and not row[3].startswith(NOT_ENOUGH):
+                    row = row[:3] + (gate,)
+                out.append(row)
+        if made["project"] and made["rt"]:
+            row = _tail_goal(load, pooled, made, rig)
+            gate = _floor_verdict(rig, floor, pooled, "rt", "PREEMPT_RT")
+            if gate and not row[3].startswith(NOT_ENOUGH):
+                row = row[:3] + (gate,)
+            out.append(row)
     for r in rows:
         if r.get("kind") == "chain" and r.get("lock") == "pv_mutex" and (
                 r.get("bound_us") or r.get("problems")):
@@ -250,6 +313,24 @@ def _latency_goal(load, pooled, made, ref, limit, name, rig="smp1"):
         return (what, measured, "none: what the project gains beyond that option", short or "-")
     verdict = short or _verdict(ratio, limit, min(proj["runs"], other["runs"]))
     return (what, measured, f"<= {limit}", verdict)
+
+
+def _tail_goal(load, pooled, made, rig="smp1"):
+    """The headline row p99.99 project / PREEMPT_RT, from the pooled
+    histograms of their valid runs (judged only when every run made is
+    valid)."""
+    proj, rt = pooled.get("project"), pooled.get("rt")
+    ratio, measured = None, "-"
+    if proj and rt:
+        ratio = _ratio(proj["p9999"], rt["p9999"])
+        measured = (f"{_fmt_ratio(ratio)} (project {proj['p9999']} / rt {rt['p9999']} us,"
+                    f" pooled over {proj['runs']} / {rt['runs']} runs)"
+                    if ratio is not None else "-")
+    short = _not_enough({k: made[k] for k in ("project", "rt")},
+                        {k: p["runs"] for k, p in pooled.items()})
+    what = f"p99.99 latency under {load}{_rig_label(rig)}: project / PREEMPT_RT"
+    verdict = short or _verdict(ratio, GOAL_RT_TAIL, min(proj["runs"], rt["runs"]))
+    return (what, measured, f"<= {GOAL_RT_TAIL}", verdict)
 
 
 CHAIN_WHAT = "chained inversion, pv_mutex: (high's wait - T_cs) / T_handoff"
@@ -649,6 +730,28 @@ def plot_soak(rows, path, load):
 
 # --- Markdown ---------------------------------------------------------------------
 
+def rig_lines(rows, load):
+    """One line per -smp N set-up of the main load: its own floor (rig_floor())
+    and what it means for the goals judged on it."""
+    out = []
+    for rig in rigs(rows, load):
+        if rig == "smp1":
+            continue
+        f = rig_floor(rows, load, rig)
+        if f is None:
+            out.append(f"- {rig}: no floor of its own (PREEMPT_RT's median maximum within"
+                       f" {RIG_FLOOR_FACTOR} x its smp1 figure): its goals are judged")
+        elif f["floor"] is None:
+            out.append(f"- {rig}: its floor is unmeasured (no valid PREEMPT_RT runs on smp1"
+                       f" and {rig}): its goals are not judged")
+        else:
+            out.append(f"- {rig}: a floor of its own, PREEMPT_RT's median maximum"
+                       f" {f['floor']:.0f} us against {f['smp1']:.0f} us on smp1 (QEMU's"
+                       " round-robin of the vCPUs): its goals against PREEMPT_RT, and against"
+                       f" a kernel below {RIG_MARGIN} x that floor, are not judged")
+    return out
+
+
 def provenance_lines(rows):
     """What booted and what it ran on, from the runs' records: one line per
     distinct kernel `uname -v` and command line, one for QEMU, the guest's
@@ -684,7 +787,8 @@ def summary(rows, meta):
     goals = []
     for what, measured, goal, verdict in headline(rows, load):
         goals.append({"what": what, "measured": measured, "goal": goal, "verdict": verdict,
-                      "judged": not (verdict.startswith(NOT_ENOUGH) or verdict == "-"),
+                      "judged": not (verdict.startswith((NOT_ENOUGH, NOT_JUDGED))
+                                     or verdict == "-"),
                       "met": verdict.startswith("met")})
     runs = []
     for r in rows:
@@ -711,14 +815,15 @@ def markdown(rows, meta, plots):
               (" (x86_64_defconfig + the variant's fragments)"
                if meta.get("base_config") == "defconfig"
                else " (allnoconfig + the variant's fragments)")),
-           "- clock: QEMU TCG `-smp 1 -icount shift=2,sleep=off`: instruction-counted latency."
+           "- clock: QEMU TCG `-icount shift=2,sleep=off` (`-smp N` for the smpN set-ups, its"
+           " vCPUs round-robin in one host thread): instruction-counted latency."
            " Guest time follows executed instructions (4 ns each): memory, cache, atomics,"
            " speculation mitigations and device time cost nothing, and each iteration of a"
            " `rep` string instruction counts as one instruction. The kernels of this run are"
            " comparable with each other, not with hardware",
            f"- main load: {load}, {meta.get('seconds')} s per run, {meta.get('runs')} runs per"
            " kernel, interleaved", ""]
-    md += provenance_lines(rows) + [""]
+    md += rig_lines(rows, load) + provenance_lines(rows) + [""]
     md += ["## Headline", "", md_table(HEADLINE_HEAD, headline(rows, load)), ""]
     traces = {r["variant"]: r for r in rows if r.get("kind") == "trace"}
     causes = remaining_causes(rows, load)

@@ -457,8 +457,12 @@ def load_rows(path):
 def print_summary(rows, meta, paths):
     load = meta["load"]
     print(f"\ncyclictest -m -p 99 -i 200 under {load}, {meta['seconds']} s x {meta['runs']}"
-          " run(s) per kernel; QEMU TCG -smp 1 -icount shift=2,sleep=off; latencies in us\n")
+          " run(s) per kernel; QEMU TCG -icount shift=2,sleep=off (-smp N for smpN);"
+          " latencies in us\n")
     print(report.text_table(report.LAT_HEAD, report.latency_table(rows)))
+    floors = report.rig_lines(rows, load)
+    if floors:
+        print("\n" + "\n".join(floors))
     head = report.headline(rows, load)
     if head:
         print("\nHeadline (ratios of this run):\n")

@@ -211,6 +211,26 @@ def test_rt_costing_nothing_leaves_the_project_no_price():
     assert by["hackbench"]["goal"] == "missed"
 
 
+def test_rt_faster_than_stock_asks_the_project_to_cost_nothing():
+    """The 5-run table of 20261125-052414: PREEMPT_RT wrote tmpfs 7.9 %
+    faster than stock, and the project at stock-tuned's speed read "missed
+    (+0.0% > -3.9%)": half a gain asked the project to be faster than
+    stock-tuned.  Where PREEMPT_RT costs nothing the project may cost
+    nothing either."""
+    fast_rt = _k("rt", write=(121.9, 121.9, 121.9))
+    stock = _k("stock", write=(112.3, 112.3, 112.3))
+    tuned = _k("stock-tuned", write=(113.3, 112.3, 113.3))
+    same = _k("project", write=(113.3, 112.3, 113.3))
+    by = {p["figure"]: p for p in throughput.prices([stock, tuned, fast_rt, same])[0]}
+    assert by["write"]["goal"] == "met"
+    slower = _k("project", write=(112.0, 112.0, 112.0))
+    by = {p["figure"]: p for p in throughput.prices([stock, tuned, fast_rt, slower])[0]}
+    assert by["write"]["goal"] == "missed"
+    row = next(ln for ln in throughput.price_table([stock, tuned, fast_rt, same]).splitlines()
+               if ln.startswith("tmpfs write"))
+    assert row.endswith("met (+0.0% <= +0.0%)")
+
+
 def test_price_table_says_which_kernels_are_missing():
     proj = _k("project", hackbench=(1.1, 1.0, 1.2))
     got, missing = throughput.prices([STOCK, proj, RT])

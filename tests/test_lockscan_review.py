@@ -1856,3 +1856,14 @@ def test_a_macro_expansion_records_no_site_of_its_own(tmp_path):
         "spin_unlock(&g_lock); } while (0)\n")}), "g_lock")
     assert [(r["function"], r["call"]) for r in res["sites"]] == \
         [("LOCKED_USE", "spin_lock(&g_lock)")]
+
+
+def test_an_alias_used_twice_from_one_state_reads_each_list(tmp_path):
+    """CHK(x == 4, b) is another expansion than CHK(x == 2, a) from the same
+    state: the list after the alias is part of what the pass remembers as
+    read, so `b:` gets the lock LCHECK() takes."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto a;\n\tif (x == 3)\n\t\tgoto b;\n\tCHK(x == 2, a);\n"
+        "\tCHK(x == 4, b);\n\treturn 0;\na:\n\treturn 1;\nb:\n\tuse();\n",
+        "#define CHK LCHECK\n#define LCHECK(c, l) do { spin_lock(&g_lock); if (c) goto l; "
+        "spin_unlock(&g_lock); } while (0)\n")) == "atomic"

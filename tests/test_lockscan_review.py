@@ -3,6 +3,7 @@
 case is a small tree of its own whose sources decide the verdict."""
 
 import os
+import signal
 import textwrap
 
 import pytest
@@ -1652,3 +1653,217 @@ def test_one_association_of_a_selection_runs(tmp_path, stmt, verdict):
     release in one counted on every build (process)."""
     assert r6(tmp_path, r6_sc("\tspin_lock(&g_lock);\n" + stmt + "\tuse();\n",
                               "static void foo(int a) { }\n")) == verdict
+
+
+# the advisor-fix9 review: macro gotos the pass did not expand
+
+_WITH_LOCK = ("#define WITH_LOCK(stmt) do { spin_lock(&g_lock); stmt; spin_unlock(&g_lock); }"
+              " while (0)\n")
+_CHECK = "#define CHECK(c) do { if (c) goto out; } while (0)\n"
+_PLAIN_OUT = "\tif (x == 1)\n\t\tgoto out;\n"
+_TAIL_OUT = "\treturn 0;\nout:\n\tuse();\n"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # S6: a goto in the arguments of a macro whose body has none, run
+    # under the lock the macro takes
+    ("\tWITH_LOCK(if (x == 2) goto out);\n", _WITH_LOCK),
+    # S6b: a goto macro's call in them
+    ("\tWITH_LOCK(CHECK(x == 2));\n", _WITH_LOCK + _CHECK),
+    # S6c: an object-like goto macro in them
+    ("\tWITH_LOCK(if (x == 2) BAIL);\n", _WITH_LOCK + "#define BAIL goto out\n"),
+    # a label's name in them (a macro's label argument)
+    ("\tWITH_LOCK(OUT_IF(x == 2, out));\n",
+     _WITH_LOCK + "#define OUT_IF(c, l) do { if (c) goto l; } while (0)\n"),
+    ("\tWITH_LOCK(get_it(x, out));\n",
+     _WITH_LOCK + "static int get_it(int a, int b) { return a + b; }\n"),
+    # S7: a goto macro's name passed to a macro that calls it
+    ("\tspin_lock(&g_lock);\n\tDO(CHECK, x == 2);\n\tspin_unlock(&g_lock);\n",
+     "#define DO(m, c) m(c)\n" + _CHECK),
+    # ... through a second macro
+    ("\tspin_lock(&g_lock);\n\tDO2(CHECK, x == 2);\n\tspin_unlock(&g_lock);\n",
+     "#define DO(m, c) m(c)\n#define DO2(m, c) DO(m, c)\n" + _CHECK),
+    # ... to one that takes the lock
+    ("\tLDO(CHECK, x == 2);\n",
+     "#define LDO(m, c) do { spin_lock(&g_lock); m(c); spin_unlock(&g_lock); } while (0)\n"
+     + _CHECK),
+    # S8: an object-like alias of a function-like goto macro
+    ("\tspin_lock(&g_lock);\n\tCHK(x == 2);\n\tspin_unlock(&g_lock);\n",
+     "#define CHK CHECK\n" + _CHECK),
+    # ... of an alias
+    ("\tspin_lock(&g_lock);\n\tCHK2(x == 2);\n\tspin_unlock(&g_lock);\n",
+     "#define CHK2 CHK\n#define CHK CHECK\n" + _CHECK),
+    # ... an alias of a macro whose arguments hold the goto
+    ("\tWL(if (x == 2) goto out);\n", "#define WL WITH_LOCK\n" + _WITH_LOCK),
+    # a function-like macro that expands to a goto macro's name, its
+    # arguments after the call
+    ("\tspin_lock(&g_lock);\n\tID(CHECK)(x == 2);\n\tspin_unlock(&g_lock);\n",
+     "#define ID(m) m\n" + _CHECK),
+    ("\tspin_lock(&g_lock);\n\tx += ID(CHECKV)(x == 2);\n\tspin_unlock(&g_lock);\n",
+     "#define ID(m) m\n#define CHECKV(c) ({ if (c) goto out; 0; })\n"),
+    # the arguments counted: `, ## __VA_ARGS__` drops its comma when empty
+    ("\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL_IF();\n\tspin_unlock(&g_lock);\n",
+     "#define LAST2(a, b, ...) b\n#define BAIL_IF(...) LAST2(0, ## __VA_ARGS__, goto out)\n"),
+], ids=["S6", "S6b", "S6c", "label_argument", "label_argument_of_a_function", "S7",
+        "S7_twice", "S7_under_the_macros_lock", "S8", "S8_alias_of_alias",
+        "S8_alias_with_goto_arguments", "name_after_the_call",
+        "name_after_the_call_in_an_expression", "b13_empty_va_args_drop_the_comma"])
+def test_a_goto_macro_reached_through_another_macro_is_expanded(tmp_path, body, pre):
+    """Review of advisor-fix9, items 1a-1c: a goto in the arguments of a
+    macro whose body has none, a goto macro's name passed to a macro, and an
+    object-like alias of a function-like goto macro were not expanded; the
+    label, named by a plain goto too, got only that goto's state (process).
+    Mutant b13 of the review (`, ## __VA_ARGS__` keeps its comma) loses
+    BAIL_IF()'s goto."""
+    assert r6(tmp_path, r6_sc(_PLAIN_OUT + body + _TAIL_OUT, pre)) == "atomic"
+
+
+def test_a_pasted_comma_keeps_the_variable_arguments_apart(tmp_path):
+    """`, ## __VA_ARGS__` with arguments is the comma and the arguments, not
+    one token: BAIL_IF(1) is LAST2(0, 1, goto out), which does not jump."""
+    assert r6(tmp_path, r6_sc(
+        _PLAIN_OUT + "\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tBAIL_IF(1);\n"
+        "\tspin_unlock(&g_lock);\n" + _TAIL_OUT,
+        "#define LAST2(a, b, ...) b\n#define BAIL_IF(...) LAST2(0, ## __VA_ARGS__, goto out)\n")) \
+        == "process"
+
+
+def _s18(depth, locked):
+    pre = "#define M0(c) do { if (c) goto out; } while (0)\n" + "".join(
+        f"#define M{i}(c) do {{ M{i - 1}((c) + 1); M{i - 1}((c) + 2); }} while (0)\n"
+        for i in range(1, depth + 1))
+    lock, unlock = ("\tspin_lock(&g_lock);\n", "\tspin_unlock(&g_lock);\n") if locked else ("", "")
+    return r6_sc(_PLAIN_OUT + lock + f"\tM{depth}(x);\n" + unlock + _TAIL_OUT, pre)
+
+
+class _Late(BaseException):
+    """SIGALRM in _within() (no `except Exception` of the pass stops it)."""
+
+
+def _within(secs, fn):
+    """FN(), or a failure after SECS seconds."""
+    def late(_sig, _frame):
+        raise _Late()
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(secs)
+    try:
+        return fn()
+    except _Late:
+        pass
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    pytest.fail(f"not done in {secs} s", pytrace=False)
+
+
+@pytest.mark.parametrize("locked,verdicts", [(True, ("atomic", "unknown")), (False, ("unknown",))],
+                         ids=["locked", "unlocked"])
+def test_macro_expansion_stops_at_its_budget(tmp_path, locked, verdicts):
+    """Review of advisor-fix9, item 2 (S18): sixteen levels of macros, each
+    calling the one below twice with other arguments, are 2^16 bodies; the
+    pass read them all (105 s).  It stops at EXPAND_TOKENS: every label gets
+    the unknown state, so the unlocked case is unknown, not process."""
+    assert _within(30, lambda: r6(tmp_path, _s18(16, True if locked else False))) in verdicts
+
+
+def test_a_macro_expansion_past_the_budget_keeps_the_state_at_its_use(tmp_path):
+    """The labels get the state where the expansion that ran out is used:
+    in LOCKED_M()'s body, after its spin_lock() (atomic), not only the
+    unknown state at LOCKED_M(x)."""
+    pre = "#define M0(c) do { if (c) goto out; } while (0)\n" + "".join(
+        f"#define M{i}(c) do {{ M{i - 1}((c) + 1); M{i - 1}((c) + 2); }} while (0)\n"
+        for i in range(1, 17))
+    pre += ("#define LOCKED_M(c) do { spin_lock(&g_lock); M16(c); spin_unlock(&g_lock); }"
+            " while (0)\n")
+    assert _within(30, lambda: r6(tmp_path, r6_sc(
+        "\tLOCKED_M(x);\n" + _TAIL_OUT, pre))) == "atomic"
+
+
+def test_a_macro_expansion_within_the_budget_is_read(tmp_path):
+    """Four levels (16 bodies) stay within EXPAND_TOKENS: the label gets
+    what the gotos carry, nothing unknown."""
+    assert r6(tmp_path, _s18(4, False)) == "process"
+    assert r6(tmp_path, _s18(4, True)) == "atomic"
+
+
+def test_a_variadic_label_pasted_in_a_macro_body(tmp_path):
+    """Review of advisor-fix9, item 4 (S12d; mutants b05 and b16): `goto
+    err_ ## __VA_ARGS__` names err_out only when the variadic arguments are
+    substituted."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto err_out;\n\tspin_lock(&g_lock);\n\tPV(x == 2, out);\n"
+        "\tspin_unlock(&g_lock);\n\treturn 0;\nerr_out:\n\tuse();\n",
+        "#define PV(c, ...) do { if (c) goto err_ ## __VA_ARGS__; } while (0)\n")) == "atomic"
+
+
+def test_a_macro_body_calling_a_wrapper_defined_after_its_user(tmp_path):
+    """Review of advisor-fix9, item 4 (S17d; mutant b10): CHECK() calls
+    my_lock() before its goto, and my_lock() is defined after the function
+    that uses CHECK(): once my_lock() is known to take g_lock, the function
+    is scanned again, because a body it expanded names it."""
+    assert r6(tmp_path, {"kernel/a.c": R6_USE + """\
+        #define CHECK(c) do { my_lock(); if (c) goto out; my_unlock(); } while (0)
+        SYSCALL_DEFINE1(b2, int, x)
+        {
+        \tif (x == 1)
+        \t\tgoto out;
+        \tCHECK(x == 2);
+        \treturn 0;
+        out:
+        \tuse();
+        \treturn 0;
+        }
+        void my_lock(void)
+        {
+        \tspin_lock(&g_lock);
+        }
+        void my_unlock(void)
+        {
+        \tspin_unlock(&g_lock);
+        }
+        """}) == "atomic"
+
+
+def test_a_stringified_argument_is_not_run(tmp_path):
+    """Review of advisor-fix9, item 4 (mutant b12): `#e` is a string; read
+    as the argument, CHECK_S()'s release would end the lock before its
+    goto."""
+    assert r6(tmp_path, r6_sc(
+        _PLAIN_OUT + "\tspin_lock(&g_lock);\n\tCHECK_S(x == 2, spin_unlock(&g_lock));\n"
+        "\tspin_unlock(&g_lock);\n" + _TAIL_OUT,
+        "#define CHECK_S(c, e) do { if (c) { note(#e); goto out; } } while (0)\n"
+        "static void note(const char *s) { }\n")) == "atomic"
+
+
+def test_a_generic_associations_type_name_is_not_run(tmp_path):
+    """Review of advisor-fix9, item 4 (mutant b03): the type name before an
+    association's `:` is skipped; read, the spin_lock() in its typeof()
+    would count as taken."""
+    assert r6(tmp_path, r6_sc(
+        "\tx = _Generic(x, typeof(spin_lock(&g_lock)) *: 1, default: 0);\n\tuse();\n")) \
+        == "process"
+
+
+def test_a_macro_expansion_records_no_site_of_its_own(tmp_path):
+    """Review of advisor-fix9, item 4 (mutant b15): the expansion is read for
+    its gotos only; a site its body holds is LOCKED_USE()'s, not the
+    caller's (the backward goto makes the second reading expand it from
+    another state)."""
+    res = lockscan.analyse_class(tree_of(tmp_path, {"kernel/a.c": r6_sc(
+        "again:\n\tLOCKED_USE(x);\n\tpreempt_disable();\n\tif (x == 3)\n\t\tgoto again;\n"
+        "\tpreempt_enable();\n\treturn 0;\nout:\n\treturn 1;\n",
+        "#define LOCKED_USE(c) do { spin_lock(&g_lock); if (c) goto out; "
+        "spin_unlock(&g_lock); } while (0)\n")}), "g_lock")
+    assert [(r["function"], r["call"]) for r in res["sites"]] == \
+        [("LOCKED_USE", "spin_lock(&g_lock)")]
+
+
+def test_an_alias_used_twice_from_one_state_reads_each_list(tmp_path):
+    """CHK(x == 4, b) is another expansion than CHK(x == 2, a) from the same
+    state: the list after the alias is part of what the pass remembers as
+    read, so `b:` gets the lock LCHECK() takes."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto a;\n\tif (x == 3)\n\t\tgoto b;\n\tCHK(x == 2, a);\n"
+        "\tCHK(x == 4, b);\n\treturn 0;\na:\n\treturn 1;\nb:\n\tuse();\n",
+        "#define CHK LCHECK\n#define LCHECK(c, l) do { spin_lock(&g_lock); if (c) goto l; "
+        "spin_unlock(&g_lock); } while (0)\n")) == "atomic"

@@ -66,15 +66,19 @@ deliberately pessimistic:
   nor in the first operand of _Generic or __builtin_choose_expr(), whose
   associations (arms) are read as ?:'s arms.  A label's name outside a
   goto (a macro's label argument, an asm goto list) is a jump to it.  A
-  macro of a file read (function-like or object-like) whose body has a
-  goto, or calls such a macro by its name at any depth, is expanded where
-  it is used, for its gotos only: its body with the arguments in place,
+  macro of a file read (function-like or object-like) is expanded where
+  it is used, for its gotos only, when its body has a goto or names such
+  a macro at any depth (a function-like one before `(` or last:
+  `#define CHK CHECK`), or, function-like, when its arguments hold a
+  goto, a label's name or such a macro's name (`WITH_LOCK(if (x) goto
+  out)`, `DO(CHECK, x)`): its body with the arguments in place (and the
+  parenthesised list after the use when it ends in a macro's name),
   read from the state before them, carries each goto's state to its
-  label.  Not expanded (unsafe): a goto in the arguments of a macro whose
-  body has none, a goto macro passed by name, an object-like alias of one.  A label no
-  other token names gets the merge of every call's state.  get_signal()'s
-  `if (likely(do_signal_stop(signr))) goto relock;` carries no siglock to
-  `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
+  label.  A body that does not balance, and every expansion once a scan
+  has expanded EXPAND_TOKENS tokens, gives every label the state at its
+  use, unknown besides.  A label no other token names gets the merge of every call's
+  state.  get_signal()'s `if (likely(do_signal_stop(signr))) goto
+  relock;` carries no siglock to `relock:`.  Sparse's __releases() is not trusted: do_signal_stop() is
   annotated so and keeps siglock on its `return false` paths.
 - A non-recursive lock (spinlock_t, raw_spinlock_t, seqlock or rwlock_t
   writer) whose expression is one lock all through the function (a
@@ -123,9 +127,9 @@ deliberately pessimistic:
 
 Limits (what the tokenizer loses against spatch's parser, and where the
 pass is unsafe):
-- macros are not expanded and #if conditions are not evaluated; types are
-  not known, so a call through a function pointer is followed only by the
-  operation it is stored as;
+- macros are not expanded but for their gotos, and #if conditions are not
+  evaluated; types are not known, so a call through a function pointer is
+  followed only by the operation it is stored as;
 - a class is bound by name (CATALOG, a global, a distinctive member), so a
   lock reached through another expression is missed (unsafe); a member's
   base is typed only from the forms above (the second declarator of
@@ -154,8 +158,9 @@ pass is unsafe):
   follows unknown (safe);
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
-- a goto in the body of a macro of a file not read, to a label a goto of
-  the function reaches too, carries nothing there (unsafe);
+- a goto in the body of a macro of a file not read (an included header),
+  or of a macro whose name the preprocessor pastes with ##, to a label a
+  goto of the function reaches too, carries nothing there (unsafe);
 - a work item counts as process context unless a statement of the tree
   names it together with a BH workqueue; one queued on a BH workqueue
   through a pointer stored elsewhere is missed (unsafe).
@@ -177,6 +182,7 @@ MAX_FUNCS = 1000       # functions whose callers are looked up, per class
 MAX_ROUNDS = 12         # of wrapper detection over the functions of one load
 LOOP_READINGS = 5      # of one loop body, until its entry state settles
 MANY = 1000            # a count a loop keeps growing
+EXPAND_TOKENS = 20000  # tokens of macro bodies one scan may expand (_macro_jumps())
 
 ATOMIC_KINDS = {
     "spin": "nested in a spinlock_t", "raw": "nested in a raw_spinlock_t",
@@ -595,6 +601,10 @@ def tokenize(text, directives=None, objlike=None):
 
 class Unparsable(Exception):
     """Brackets that do not balance: the function cannot be read."""
+
+
+class _OverBudget(Unparsable):
+    """A scan expanded more macro tokens than EXPAND_TOKENS."""
 
 
 _PAIR = {"(": ")", "{": "}", "[": "]"}
@@ -1382,7 +1392,8 @@ def _segments(toks, i, end):
 def _expand(d, args, line):
     """The tokens of the macro D's body at LINE, its parameters replaced by
     the token lists ARGS (None: an object-like macro), `#param` by a string
-    and `a ## b` pasted (`, ## __VA_ARGS__` drops the comma when empty)."""
+    and `a ## b` pasted (`, ## __VA_ARGS__` drops the comma when empty and
+    keeps it apart otherwise)."""
     sub = {}
     if args is not None:
         params = [p for p in d.params if p]
@@ -1403,7 +1414,7 @@ def _expand(d, args, line):
             nxt = sub.get(body[k], [body[k]]) if k < len(body) else []
             if not nxt and out and out[-1] == ",":
                 out.pop()
-            elif nxt and out:
+            elif nxt and out and out[-1] != ",":
                 out[-1] += nxt[0]
                 out += nxt[1:]
             else:
@@ -1471,6 +1482,9 @@ class Scan:
         self._jumps, self._obj_jumps = {}, {}
         self._expanding, self._expanded_from = [], set()
         self.expanded = set()
+        # the macros of the files read by (name, object-like); what is
+        # left of EXPAND_TOKENS
+        self._mdefs, self._budget = {}, EXPAND_TOKENS
         # the enclosing loops and switches: what their breaks and
         # continues carry
         self.loops = []
@@ -2289,7 +2303,19 @@ class Scan:
                     t not in _KEYWORDS else []
                 if t not in self._expanding:
                     self._obj_jumps[t] = jumps
-            if jumps and t not in self._expanding:
+            if t not in self._expanding and j + 1 < end and toks[j + 1][0] == "(" and \
+                    (jumps or self._macro_defs(t, True)):
+                # `#define CHK CHECK`, then `CHK(x)`: the body with the
+                # parenthesised list after the name (_macro_jumps()); an
+                # alias of a macro whose arguments hold a goto
+                # (`#define WL WITH_LOCK`, then `WL(if (x) goto out)`) too
+                follow = toks[j + 1:_match(toks, j + 1) + 1]
+                if not jumps and self._names_jump(follow):
+                    jumps = [d for d in self._macro_defs(t, True)
+                             if self._ends_in_macro(d.toks)]
+                if jumps:
+                    self._macro_jumps(t, jumps, None, toks[j][1], st, follow)
+            elif jumps and t not in self._expanding:
                 # `#define BAIL goto out`: what its goto carries
                 self._macro_jumps(t, jumps, None, toks[j][1], st)
             if t in _UNEVALUATED and j + 1 < end and toks[j + 1][0] == "(":
@@ -2315,12 +2341,23 @@ class Scan:
                 jumps = self._jumps.get((t, False))
                 if jumps is None or t in self._expanding:
                     jumps = self._jump_defs(t, False)
+                if not jumps and t not in self._expanding and self._macro_defs(t, False) \
+                        and self._names_jump(toks[j + 2:close]):
+                    # a macro of a file read whose arguments hold a goto, a
+                    # label's name or a goto macro's name: `WITH_LOCK(if (x)
+                    # goto out)`, `DO(CHECK, x)` of `#define DO(m, c) m(c)`
+                    jumps = self._macro_defs(t, False)
                 if jumps:
                     # a macro of a file read whose body jumps to a label of
                     # the function: `#define CHECK(c) do { if (c) goto out;
                     # } while (0)`; its body reads the arguments where it
-                    # has them
-                    self._macro_jumps(t, jumps, args, toks[j][1], st)
+                    # has them, and a name it ends in the parenthesised list
+                    # after the call (`ID(CHECK)(x)` of `#define ID(m) m`)
+                    # (past END too: `ID(CHECK)(x);` is read as a loop macro
+                    # and its body)
+                    follow = toks[close + 1:_match(toks, close + 1) + 1] \
+                        if close + 1 < len(toks) and toks[close + 1][0] == "(" else None
+                    self._macro_jumps(t, jumps, args, toks[j][1], st, follow)
                 # arguments first (nested calls), then the call
                 self._parts(toks, j + 2, close, st)
                 self._call(t, args, toks[j][1], st)
@@ -2409,11 +2446,43 @@ class Scan:
     def _is_noreturn(self, name):
         return name in self.noreturn or (self.f.path, name) in self.noreturn
 
+    def _macro_defs(self, name, obj):
+        """The definitions of the macro NAME (object-like when OBJ) of the
+        files read; [] for none or while a macro is scanned as a function."""
+        key = (name, obj)
+        res = self._mdefs.get(key)
+        if res is None:
+            res = self._mdefs[key] = [] if self.f.macro else [
+                d for d in (self.objdefs(name) if obj else self.defs(name))
+                if d.macro and d.objlike == obj]
+        return res
+
+    def _ends_in_macro(self, toks):
+        """Whether the last token of TOKS names a macro of the files read:
+        a parenthesised list after the use of a body that ends so is that
+        macro's (`#define CHK CHECK`, then `CHK(x)`)."""
+        return bool(toks) and bool(self._macro_defs(toks[-1][0], False) or
+                                   self._macro_defs(toks[-1][0], True))
+
+    def _names_jump(self, toks):
+        """Whether TOKS (a macro call's arguments) hold a `goto`, a label's
+        name or the name of a macro _jump_defs() finds: the macro's body,
+        with them in place, may jump though it has no goto of its own."""
+        for t, _l in toks:
+            if t == "goto" or t in self.label_names:
+                return True
+            if (t[0].isalpha() or t[0] == "_") and t not in _KEYWORDS and \
+                    (self._jump_defs(t, True) or self._jump_defs(t, False)):
+                return True
+        return False
+
     def _jump_defs(self, name, obj, seen=None):
         """The definitions of the macro NAME (object-like when OBJ) of the
         files read whose body has a goto, or names a macro whose body has
-        one, at any depth; [] for none (a function, a macro of a file not
-        read, a name being expanded)."""
+        one, at any depth (an object-like one anywhere, a function-like one
+        before a `(` or as the body's last token: `#define CHK CHECK`); []
+        for none (a function, a macro of a file not read, a name being
+        expanded)."""
         key = (name, obj)
         if self.f.macro or (seen is None and name in self._expanding):
             return []
@@ -2432,7 +2501,7 @@ class Scan:
                 if t == "goto" or (
                         t != name and t not in _KEYWORDS and re.match(r"^[A-Za-z_]\w*$", t) and
                         (self._jump_defs(t, True, seen) or
-                         (k + 1 < len(toks) and toks[k + 1][0] == "(" and
+                         ((k + 1 == len(toks) or toks[k + 1][0] == "(") and
                           self._jump_defs(t, False, seen)))):
                     res.append(d)
                     break
@@ -2440,17 +2509,22 @@ class Scan:
             self._jumps[key] = res
         return res
 
-    def _macro_jumps(self, name, defs, args, line, st):
+    def _macro_jumps(self, name, defs, args, line, st, follow=None):
         """What the gotos of the macro NAME's DEFS (_jump_defs()), called
         with ARGS (None: object-like) on LINE from ST, carry to their
-        labels: each body, its parameters replaced by the arguments, read
-        as a statement from ST, the macros it uses expanded in turn (a
-        name once), and all it recorded but the labels undone (what the
-        call does to ST is its effect's, _call1()).  A body the pass cannot
-        read gives every label of the function the unknown state."""
+        labels: each body, its parameters replaced by the arguments (and
+        FOLLOW, the parenthesised list after the use, appended when the
+        body ends in a macro's name), read as a statement from ST, the
+        macros it uses expanded in turn (a name once), and all it recorded
+        but the labels undone (what the call does to ST is its effect's,
+        _call1()).  A body the pass cannot read, or one expanded after the
+        scan's EXPAND_TOKENS ran out, gives every label of the function ST,
+        unknown besides (a nested one: the state at its use in the outer
+        body, what that body's gotos carried before kept)."""
         # a body read from the same state with the same arguments gives
         # its labels nothing new (a macro in a loop, nested macros)
         key = (name, self.quiet > 0, None if args is None else tuple(text_of(a) for a in args),
+               None if follow is None else text_of(follow),
                tuple(sorted(st.held.items())), tuple(sorted(st.must.items())),
                tuple(sorted((e, tuple(sorted(x.held.items()))) for e, x in st.excl.items())))
         if key in self._expanded_from:
@@ -2467,15 +2541,25 @@ class Scan:
                     if d.unparsable:
                         raise Unparsable(d.unparsable)
                     body = _expand(d, args, line)
+                    if follow and self._ends_in_macro(body):
+                        body += [(t, line) for t, _l in follow]
+                    self._budget -= len(body)
+                    if self._budget < 0:
+                        raise _OverBudget(f"more than {EXPAND_TOKENS} tokens of macro"
+                                          " bodies expanded")
                     self._block([("{", line)] + body + [(";", line), ("}", line)], 0,
                                 st.copy())
-                except (Unparsable, IndexError):
+                except (Unparsable, IndexError) as e:
+                    # (one in another's body: the labels keep what the
+                    # bodies read before it carried)
                     if outer:
                         self._restore(saved)
                         self._expanded_from = set()
                     bad = st.copy()
                     bad.acquire(["unsettled"], f"a goto in {name} (line {line}), a macro"
-                                " the pass cannot read")
+                                " the pass cannot read" if not isinstance(e, _OverBudget) else
+                                f"a goto in {name} (line {line}), expanded past"
+                                f" {EXPAND_TOKENS} tokens")
                     for lab in self.label_names:
                         self.labels[lab] = self.labels.get(lab, State()).merge(bad.copy())
                 else:

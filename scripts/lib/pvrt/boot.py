@@ -152,9 +152,10 @@ def boot(kernel, cmd, log_path, initrd=None, modroot=None, smp=2, icount=False,
         # check can miss the timer's ticks and panic ("IO-APIC + timer
         # doesn't work!"), a failure of the host, not of the kernel.
         # no_timer_check skips the check, as paravirt_ops_setup() in
-        # arch/x86/kernel/kvm.c does for KVM guests.  Icount boots keep their
-        # command line: their timer ticks in instruction time, and their
-        # /proc/cmdline is their record.
+        # arch/x86/kernel/kvm.c does for KVM guests.  Plain-TCG boots therefore
+        # no longer test the kernel's IO-APIC timer routing; icount boots,
+        # whose timer ticks in instruction time, keep the check and their
+        # command line (their /proc/cmdline is their record).
         cmdline += " no_timer_check"
     with tempfile.TemporaryDirectory(prefix="pvrt-boot-") as tmp:
         extra = extra_cpio(cmd, modroot, tmp)

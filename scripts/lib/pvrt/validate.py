@@ -619,7 +619,9 @@ def main(argv=None):
     ap.add_argument("--cpus", default="1", type=cpu_list,
                     help="comma-separated vCPU counts of the main load's runs (icount with N"
                          " vCPUs, round-robin TCG: still deterministic), one measuring thread"
-                         " per CPU (default 1; --full: 1,2)")
+                         " per CPU (default 1; --full: 1,2); the goals of a count above 1 are"
+                         " judged only with valid rt runs on 1 and on that count, which"
+                         " measure the round-robin's own floor")
     ap.add_argument("--isolated", action="store_true",
                     help="also, for each count above 1, the isolated-CPU set-up: the last CPU"
                          " isolated (isolcpus=, irqaffinity=) for one measuring thread")

@@ -65,14 +65,18 @@ deliberately pessimistic:
   arm's).  In sizeof/typeof operands no release counts (a VLA's is run),
   nor in the first operand of _Generic or __builtin_choose_expr(), whose
   associations (arms) are read as ?:'s arms.  A label's name outside a
-  goto (a macro's label argument, an asm goto list) is a jump to it.  A
-  macro of a file read (function-like or object-like) is expanded where
-  it is used, for its gotos only, when its body has a goto or names such
-  a macro at any depth (a function-like one before `(` or last:
-  `#define CHK CHECK`), or, function-like, when its arguments hold a
-  goto, a label's name or such a macro's name (`WITH_LOCK(if (x) goto
-  out)`, `DO(CHECK, x)`): its body with the arguments in place (and the
-  parenthesised list after the use when it ends in a macro's name),
+  goto (a macro's label argument, an asm goto list) is a jump to it; a
+  computed `goto *p` jumps to every label.  A macro of a file read
+  (function-like or object-like) is expanded where it is used, for its
+  gotos only, when its body has a goto, a label's name or names such a
+  macro at any depth (a function-like one before `(` or last:
+  `#define CHK CHECK`), or when its arguments (function-like) or the
+  parenthesised list after its use (a body ending in a macro's name or
+  a function-like macro's call: `ID(WITH_LOCK)(...)`, `#define WLX
+  ID(WITH_LOCK)` then `WLX(...)`) hold a goto, a label's name or such a
+  macro's name (`WITH_LOCK(if (x) goto out)`, `DO(CHECK, x)`): its body
+  with the arguments in place (an empty operand of ## pastes nothing),
+  and the parenthesised list after the use when it ends so,
   read from the state before them, carries each goto's state to its
   label.  A body that does not balance, and every expansion once a scan
   has expanded EXPAND_TOKENS tokens, gives every label the state at its
@@ -159,7 +163,8 @@ pass is unsafe):
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
 - a goto in the body of a macro of a file not read (an included header),
-  or of a macro whose name the preprocessor pastes with ##, to a label a
+  or of a macro whose name the preprocessor pastes with ##, or that only
+  a second list after a call supplies (`ID(ID)(CHECK)(x)`), to a label a
   goto of the function reaches too, carries nothing there (unsafe);
 - a work item counts as process context unless a statement of the tree
   names it together with a BH workqueue; one queued on a BH workqueue

@@ -1941,3 +1941,12 @@ def test_the_expansion_budget_reads_a_tree_of_127_bodies(tmp_path):
     process, not the unknown of a budget run out."""
     assert lockscan.EXPAND_TOKENS == 20000
     assert r6(tmp_path, _s18(6, False)) == "process"
+
+
+def test_an_unreadable_macro_gives_the_labels_the_state_at_its_use(tmp_path):
+    """Should-fix 7 (mutant m16): BAD()'s body does not balance; `out:` gets
+    the state at BAD(x == 2), g_lock held, unknown besides, so use() is
+    atomic (with the unknown state alone it would be unknown)."""
+    assert r6(tmp_path, r6_sc(
+        _PLAIN_OUT + "\tspin_lock(&g_lock);\n\tBAD(x == 2);\n\tspin_unlock(&g_lock);\n" + _TAIL_OUT,
+        "#define BAD(c) do { if (c) goto out; ) } while (0)\n")) == "atomic"

@@ -1867,3 +1867,87 @@ def test_an_alias_used_twice_from_one_state_reads_each_list(tmp_path):
         "\tCHK(x == 4, b);\n\treturn 0;\na:\n\treturn 1;\nb:\n\tuse();\n",
         "#define CHK LCHECK\n#define LCHECK(c, l) do { spin_lock(&g_lock); if (c) goto l; "
         "spin_unlock(&g_lock); } while (0)\n")) == "atomic"
+
+
+# Review of advisor-fix10: each case plainly gotos `out` unlocked first, then
+# reaches it with g_lock held in a way the pass used to miss (process: a
+# spinlock the advisor would let sleep)
+
+_M_IN_A = ("#define M(c) do { if ((c) == 3) goto out; spin_lock(&g_lock); A(c); "
+           "spin_unlock(&g_lock); } while (0)\n"
+           "#define A(c) do { M(c); if ((c) == 5) goto out2; } while (0)\n")
+
+
+def test_a_macro_read_inside_another_is_not_taken_as_read_at_the_top(tmp_path):
+    """Finding 1 (T2): M(x) read in A(x)'s body has A blocked; the top-level
+    M(x) from the same state reads A(x) under the lock, so it is another
+    expansion (the macros being expanded are part of what is remembered)."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 9)\n\t\tgoto out2;\n\tA(x);\n\tM(x);\n\treturn 0;\nout:\n\treturn 1;\n"
+        "out2:\n\tuse();\n", _M_IN_A)) == "atomic"
+
+
+@pytest.mark.parametrize("body,pre", [
+    # T3: the body of ID() ends in a macro's name
+    ("\tID(WITH_LOCK)(if (x == 2) goto out);\n", _WITH_LOCK + "#define ID(m) m\n"),
+    # T3b: in an object-like alias's name
+    ("\tPICK(1)(if (x == 2) goto out);\n",
+     _WITH_LOCK + "#define WL WITH_LOCK\n#define PICK(a) WL\n"),
+    # T3d: an object-like body that ends in a function-like macro's call
+    ("\tWLX(if (x == 2) goto out);\n",
+     _WITH_LOCK + "#define ID(m) m\n#define WLX ID(WITH_LOCK)\n"),
+], ids=["T3", "T3b", "T3d"])
+def test_the_list_after_a_macro_call_is_read_for_a_goto(tmp_path, body, pre):
+    """Finding 2: the parenthesised list after a call whose expansion ends in
+    WITH_LOCK is WITH_LOCK's argument list, its goto run under the lock."""
+    assert r6(tmp_path, r6_sc(_PLAIN_OUT + body + _TAIL_OUT, pre)) == "atomic"
+
+
+def test_a_paste_with_an_empty_left_operand_keeps_the_token_before(tmp_path):
+    """Finding 3 (T4c): `goto pfx ## err_ ## l` with pfx empty is `goto
+    err_out` (C's placemarker), not `gotoerr_out`."""
+    assert r6(tmp_path, r6_sc(
+        "\tif (x == 1)\n\t\tgoto err_out;\n\tspin_lock(&g_lock);\n\tif (x == 2)\n"
+        "\t\tG(, out);\n\tspin_unlock(&g_lock);\n\treturn 0;\nerr_out:\n\tuse();\n",
+        "#define G(pfx, l) goto pfx ## err_ ## l\n")) == "atomic"
+
+
+@pytest.mark.parametrize("call,pre", [
+    ("J(ELAB)", "#define J(l) goto l\n"),
+    ("unsafe_get_user(x, (int *)0, ELAB)", ""),
+], ids=["T8", "T8b"])
+def test_a_label_named_through_an_object_like_macro_is_a_jump(tmp_path, call, pre):
+    """Finding 4: ELAB's body is the label's name; passed to a macro that
+    jumps to its argument, it is a goto to `out` under the lock."""
+    assert r6(tmp_path, r6_sc(
+        _PLAIN_OUT + f"\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\t{call};\n"
+        "\tspin_unlock(&g_lock);\n" + _TAIL_OUT, "#define ELAB out\n" + pre)) == "atomic"
+
+
+@pytest.mark.parametrize("mid,pre", [
+    ("\tspin_lock(&g_lock);\n\tif (x == 2)\n\t\tgoto *p;\n\tspin_unlock(&g_lock);\n", ""),
+    ("\tWITH_LOCK(if (x == 2) goto *p);\n", _WITH_LOCK),
+], ids=["T15b", "T15"])
+def test_a_computed_goto_reaches_every_label(tmp_path, mid, pre):
+    """Finding 5: `goto *p` may reach any label (here p = &&out): each gets
+    the state at the goto."""
+    assert r6(tmp_path, r6_sc("\tvoid *p = &&out;\n\n" + _PLAIN_OUT + mid + _TAIL_OUT, pre)) \
+        == "atomic"
+
+
+def test_the_expansion_budget_reads_a_tree_of_127_bodies(tmp_path):
+    """Should-fix 7 (mutant m19): six levels of M(c) (127 bodies, 6071
+    tokens read; the most a function of the files measured expands is
+    2336) stay within EXPAND_TOKENS and are read: the unlocked gotos give
+    process, not the unknown of a budget run out."""
+    assert lockscan.EXPAND_TOKENS == 20000
+    assert r6(tmp_path, _s18(6, False)) == "process"
+
+
+def test_an_unreadable_macro_gives_the_labels_the_state_at_its_use(tmp_path):
+    """Should-fix 7 (mutant m16): BAD()'s body does not balance; `out:` gets
+    the state at BAD(x == 2), g_lock held, unknown besides, so use() is
+    atomic (with the unknown state alone it would be unknown)."""
+    assert r6(tmp_path, r6_sc(
+        _PLAIN_OUT + "\tspin_lock(&g_lock);\n\tBAD(x == 2);\n\tspin_unlock(&g_lock);\n" + _TAIL_OUT,
+        "#define BAD(c) do { if (c) goto out; ) } while (0)\n")) == "atomic"

@@ -65,14 +65,18 @@ deliberately pessimistic:
   arm's).  In sizeof/typeof operands no release counts (a VLA's is run),
   nor in the first operand of _Generic or __builtin_choose_expr(), whose
   associations (arms) are read as ?:'s arms.  A label's name outside a
-  goto (a macro's label argument, an asm goto list) is a jump to it.  A
-  macro of a file read (function-like or object-like) is expanded where
-  it is used, for its gotos only, when its body has a goto or names such
-  a macro at any depth (a function-like one before `(` or last:
-  `#define CHK CHECK`), or, function-like, when its arguments hold a
-  goto, a label's name or such a macro's name (`WITH_LOCK(if (x) goto
-  out)`, `DO(CHECK, x)`): its body with the arguments in place (and the
-  parenthesised list after the use when it ends in a macro's name),
+  goto (a macro's label argument, an asm goto list) is a jump to it; a
+  computed `goto *p` jumps to every label.  A macro of a file read
+  (function-like or object-like) is expanded where it is used, for its
+  gotos only, when its body has a goto, a label's name or names such a
+  macro at any depth (a function-like one before `(` or last:
+  `#define CHK CHECK`), or when its arguments (function-like) or the
+  parenthesised list after its use (a body ending in a macro's name or
+  a function-like macro's call: `ID(WITH_LOCK)(...)`, `#define WLX
+  ID(WITH_LOCK)` then `WLX(...)`) hold a goto, a label's name or such a
+  macro's name (`WITH_LOCK(if (x) goto out)`, `DO(CHECK, x)`): its body
+  with the arguments in place (an empty operand of ## pastes nothing),
+  and the parenthesised list after the use when it ends so,
   read from the state before them, carries each goto's state to its
   label.  A body that does not balance, and every expansion once a scan
   has expanded EXPAND_TOKENS tokens, gives every label the state at its
@@ -159,7 +163,8 @@ pass is unsafe):
 - a wrapper of another lock, preemption, BH or IRQ state defined in a file
   the pass does not read, and not in STATE_CALLS, is invisible (unsafe);
 - a goto in the body of a macro of a file not read (an included header),
-  or of a macro whose name the preprocessor pastes with ##, to a label a
+  or of a macro whose name the preprocessor pastes with ##, or that only
+  a second list after a call supplies (`ID(ID)(CHECK)(x)`), to a label a
   goto of the function reaches too, carries nothing there (unsafe);
 - a work item counts as process context unless a statement of the tree
   names it together with a BH workqueue; one queued on a BH workqueue
@@ -1414,7 +1419,8 @@ def _expand(d, args, line):
             nxt = sub.get(body[k], [body[k]]) if k < len(body) else []
             if not nxt and out and out[-1] == ",":
                 out.pop()
-            elif nxt and out and out[-1] != ",":
+            elif nxt and out and out[-1] != "," and not (
+                    k - 3 >= 0 and body[k - 3] in sub and not sub[body[k - 3]]):
                 out[-1] += nxt[0]
                 out += nxt[1:]
             else:
@@ -2023,8 +2029,10 @@ class Scan:
             if fr is not None:
                 fr[t] = fr[t].merge(st) if fr[t] is not None else st.copy()
         if t == "goto" and i + 1 < j:
-            lab = toks[i + 1][0]
-            self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
+            # a computed `goto *p` may reach any label of the function
+            labs = sorted(self.label_names) if toks[i + 1][0] == "*" else [toks[i + 1][0]]
+            for lab in labs:
+                self.labels[lab] = self.labels.get(lab, State()).merge(st.copy())
         if t == "return":
             val = text_of(toks[i + 1:j])
             if val and self._binds(val):
@@ -2347,6 +2355,12 @@ class Scan:
                     # label's name or a goto macro's name: `WITH_LOCK(if (x)
                     # goto out)`, `DO(CHECK, x)` of `#define DO(m, c) m(c)`
                     jumps = self._macro_defs(t, False)
+                fol = toks[close + 1:_match(toks, close + 1) + 1] \
+                    if close + 1 < len(toks) and toks[close + 1][0] == "(" else None
+                if not jumps and fol and t not in self._expanding and self._macro_defs(t, False) \
+                        and self._names_jump(fol):
+                    # `ID(WITH_LOCK)(if (x) goto out)`
+                    jumps = self._macro_defs(t, False)
                 if jumps:
                     # a macro of a file read whose body jumps to a label of
                     # the function: `#define CHECK(c) do { if (c) goto out;
@@ -2460,7 +2474,17 @@ class Scan:
     def _ends_in_macro(self, toks):
         """Whether the last token of TOKS names a macro of the files read:
         a parenthesised list after the use of a body that ends so is that
-        macro's (`#define CHK CHECK`, then `CHK(x)`)."""
+        macro's (`#define CHK CHECK`, then `CHK(x)`); so is it after a body
+        that ends in a function-like macro's call, whose expansion may end
+        in a name (`#define WLX ID(WITH_LOCK)`, then `WLX(...)`)."""
+        if toks and toks[-1][0] == ")":
+            depth, k = 0, len(toks) - 1
+            while k >= 0:
+                depth += {")": 1, "(": -1}.get(toks[k][0], 0)
+                if depth == 0:
+                    break
+                k -= 1
+            return k > 0 and bool(self._macro_defs(toks[k - 1][0], False))
         return bool(toks) and bool(self._macro_defs(toks[-1][0], False) or
                                    self._macro_defs(toks[-1][0], True))
 
@@ -2498,7 +2522,7 @@ class Scan:
                 continue
             toks = d.toks
             for k, (t, _l) in enumerate(toks):
-                if t == "goto" or (
+                if t == "goto" or t in self.label_names or (
                         t != name and t not in _KEYWORDS and re.match(r"^[A-Za-z_]\w*$", t) and
                         (self._jump_defs(t, True, seen) or
                          ((k + 1 == len(toks) or toks[k + 1][0] == "(") and
@@ -2524,7 +2548,7 @@ class Scan:
         # a body read from the same state with the same arguments gives
         # its labels nothing new (a macro in a loop, nested macros)
         key = (name, self.quiet > 0, None if args is None else tuple(text_of(a) for a in args),
-               None if follow is None else text_of(follow),
+               None if follow is None else text_of(follow), tuple(sorted(set(self._expanding))),
                tuple(sorted(st.held.items())), tuple(sorted(st.must.items())),
                tuple(sorted((e, tuple(sorted(x.held.items()))) for e, x in st.excl.items())))
         if key in self._expanded_from:

@@ -435,6 +435,15 @@ def _rig_rows(rt2, tuned2=3000, stock2=6000, proj2=600, rt1=30, runs=(1, 2, 3)):
     return rows
 
 
+def _set_max(rows, variant, rig, us):
+    """Give every run of VARIANT on RIG the maximum US (one sample)."""
+    for r in rows:
+        if r["variant"] == variant and r["rig"] == rig:
+            r["max"] = us
+            r["hist"] = {5: 99999, us: 1}
+    return rows
+
+
 def test_a_rig_with_a_floor_of_its_own_judges_only_above_it():
     """The -smp 2 icount rig of 20261125-022931: PREEMPT_RT's median maximum
     1870 us there against 29 us on smp1, every kernel on the rig's floor.
@@ -521,10 +530,7 @@ def test_a_rig_floor_keeps_a_miss_the_project_owns_and_a_met_only_against_its_ow
     above the floor on the rig only (its smp1 figure near the floor) does not
     make a "met"."""
     rows = _rig_rows(rt2=1870, tuned2=3000, proj2=20000)
-    for r in rows:
-        if r["variant"] == "project" and r["rig"] == "smp1":
-            r["max"] = 8000
-            r["hist"] = {5: 99999, 8000: 1}
+    _set_max(rows, "project", "smp1", 8000)
     head = {h[0]: h for h in report.headline(rows)}
     assert head["max latency under stress-set (smp2): project / PREEMPT_RT"][3].startswith(
         "missed")
@@ -537,10 +543,7 @@ def test_a_rig_floor_keeps_a_miss_the_project_owns_and_a_met_only_against_its_ow
         "not judged: the project's median maximum is below 2 x")
     # stock at 9000 us on smp2 but 1000 us on smp1: its smp2 figure is the rig's.
     rows = _rig_rows(rt2=1870, stock2=9000)
-    for r in rows:
-        if r["variant"] == "stock" and r["rig"] == "smp1":
-            r["max"] = 1000
-            r["hist"] = {5: 99999, 1000: 1}
+    _set_max(rows, "stock", "smp1", 1000)
     head = {h[0]: h for h in report.headline(rows)}
     assert head["max latency under stress-set (smp2): project / stock PREEMPT"][3].startswith(
         "not judged: stock's median maximum is below 2 x")
@@ -554,10 +557,7 @@ def test_a_rig_floor_begins_above_twice_preempt_rt_smp1_figure():
     assert report.rig_floor(_rig_rows(rt2=61), "stress-set", "smp2") == {"floor": 61,
                                                                         "smp1": 30}
     rows = _rig_rows(rt2=1000, tuned2=2000, proj2=600)
-    for r in rows:
-        if r["variant"] == "stock-tuned" and r["rig"] == "smp1":
-            r["max"] = 2000
-            r["hist"] = {5: 99999, 2000: 1}
+    _set_max(rows, "stock-tuned", "smp1", 2000)
     head = {h[0]: h for h in report.headline(rows)}
     assert head["max latency under stress-set (smp2): project / stock-tuned (stock PREEMPT with"
                 " the project's configuration, none of its code)"][3] == "met"
